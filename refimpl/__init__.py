@@ -31,8 +31,8 @@ from .framework.model_formats import save
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
                incubate, vision, text, jit, io, utils, distribution, inference)
 from .static.io import paddle_load as load
-from . import reader, dataset, compat, pir_utils, version, sysconfig, complex, base
-from . import _C_ops, _legacy_C_ops, autograd
+from . import reader, dataset, compat, pir_utils, version, sysconfig, complex, base, pir
+from . import _C_ops, _legacy_C_ops, autograd, decomposition
 from .reader import batch
 from .fluid.flags import get_flags, set_flags
 

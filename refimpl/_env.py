@@ -19,9 +19,15 @@ from .xp import is_device_array
 
 __all__ = ["get_default_dtype", "set_default_dtype", "XPUPlace", "is_compiled_with_xpu",
            "get_cuda_rng_state", "set_cuda_rng_state", "get_cudnn_version", "to_tensor",
-           "no_grad", "grad", "DataParallel", "set_printoptions"]
+           "no_grad", "grad", "DataParallel", "set_printoptions", "is_compiled_with_distribute"]
 
 def is_compiled_with_xpu():
+    return False
+
+
+def is_compiled_with_distribute():
+    """Whether Paddle's distributed training (fleet's parameter servers, auto-parallel) is
+    built in: refimpl's distributed package is collectives on spawned processes only."""
     return False
 
 

@@ -52,3 +52,10 @@ def test_transpose2_kernel_leaves_other_permutations_to_the_reference():
     out, xshape = fwd(x, axis=[2, 0, 1])
     np.testing.assert_array_equal(out, x.transpose(2, 0, 1))
     np.testing.assert_array_equal(bwd(xshape, out, axis=[2, 0, 1]), x)
+
+
+def test_transpose2_of_a_0d_x_is_0d():
+    """A 0-D X with axis [] (Paddle 3's test_transpose_op ZeroDim cases, 3.3.1: shape
+    []): Out stays 0-D in the reference (numpy's ascontiguousarray would make it [1])."""
+    out = get_op_def("transpose2").view(np.array(2.5), axis=[])
+    assert out.shape == () and out == 2.5

@@ -152,3 +152,114 @@ def test_compatible_non_tensor_spec_compares_cache_keys():
     assert compatible([1, 2, 3], [1, 2, 3]) and compatible((1, [2]), [1, (2,)])
     assert not compatible([1, 2, 3], [1, 2]) and not compatible([1, 2, 3], [1, 3, 2])
     assert compatible(Unhashable(), Unhashable())      # as 3.3.1: both unhashable
+
+
+# -- what Paddle 3's OpTest machinery (test/legacy_test/op_test.py, op.py, prim_op_test.py,
+# auto_parallel_op_test.py) takes from the package
+
+
+def test_op_protos_serialize_and_an_op_desc_builds_a_runnable_operator():
+    """core.get_all_op_protos() gives serialized OpProtos (framework_pb2 reads them, as
+    Paddle 3's op.py does); core.Operator.create(serialized OpDesc) runs on a Scope."""
+    import numpy as np
+    from refimpl.fluid.proto import framework_pb2 as pb
+    core = paddle.base.core
+    protos = {p.type: p for p in map(pb.OpProto.FromString, core.get_all_op_protos())}
+    scale = protos["scale"]
+    assert [v.name for v in scale.inputs][0] == "X" and not scale.inputs[0].duplicable
+    types = {a.name: a.type for a in scale.attrs}
+    assert types["scale"] == pb.FLOAT and types["bias_after_scale"] == pb.BOOLEAN
+    assert protos["concat"].inputs[0].duplicable and core.get_op_extra_attrs("scale") == {}
+
+    desc = pb.OpDesc(type="scale")
+    desc.inputs.add(parameter="X", arguments=["x"])
+    desc.outputs.add(parameter="Out", arguments=["out"])
+    desc.attrs.add(name="scale", type=pb.FLOAT, f=2.5)
+    desc.attrs.add(name="bias", type=pb.FLOAT, f=1.0)
+    scope, place = core.Scope(), core.CPUPlace()
+    scope.var("x").get_tensor().set(np.array([1.0, -2.0], "float32"), place)
+    scope.var("out").get_tensor()
+    core.Operator.create(desc.SerializeToString()).run(scope, place)
+    np.testing.assert_array_equal(np.array(scope.find_var("out").get_tensor()),
+                                  [3.5, -4.0])     # 2.5 * x + 1
+
+
+def test_framework_pb2_messages_copy_and_expose_nested_enums():
+    from refimpl.fluid.proto import framework_pb2 as pb
+    scalar = pb.Scalar(type=pb.Scalar.Type.LONG, i=7)
+    attr = pb.OpDesc.Attr(name="s", type=pb.SCALAR)
+    attr.scalar.CopyFrom(scalar)
+    back = pb.OpDesc.Attr.FromString(attr.SerializeToString())
+    assert back.scalar.i == 7 and back.scalar.type == pb.Scalar.LONG == 2
+    assert pb.AttrType.Name(pb.FLOAT64) == "FLOAT64"
+    with pytest.raises(TypeError):
+        attr.scalar.CopyFrom(pb.Complex(r=1.0, i=0.0))
+
+
+def test_tracer_kernel_signatures_are_paddle_3_3_1s():
+    """The phi kernel signature Paddle 3's op tests call an op's python API with (measured
+    on 3.3.1: add drops elementwise_add's axis at -1, sum orders dim, out_dtype, keep_dim);
+    an op without one raises RuntimeError, which op_test.py takes as "no signature"."""
+    paddle.disable_static()
+    tracer = paddle.base.framework._dygraph_tracer()
+    assert tracer._get_kernel_signature("elementwise_add", {}, {}, {}) == (
+        ["X", "Y"], [], ["Out"])
+    assert tracer._get_kernel_signature("reduce_sum", {}, {}, {}) == (
+        ["X"], ["dim", "out_dtype", "keep_dim"], ["Out"])
+    with pytest.raises(RuntimeError):
+        tracer._get_kernel_signature("feed", {}, {}, {})
+    from refimpl.jit.dy2static.utils import parse_arg_and_kwargs
+    assert parse_arg_and_kwargs(lambda x, y, axis=-1, name=None: 0) == (
+        ["x", "y", "axis", "name"], {"axis": -1, "name": None})
+    assert paddle.base.framework.canonicalize_attrs({"axis": 1}, None) == {"axis": 1}
+
+
+def test_prim_switches_leave_prim_off_and_there_is_no_cinn_or_auto_parallel():
+    core = paddle.base.core
+    core._set_prim_all_enabled(True)
+    core._set_prim_forward_enabled(True)
+    assert not core._is_fwd_prim_enabled() and not core._is_bwd_prim_enabled()
+    assert not core.is_compiled_with_cinn() and not paddle.is_compiled_with_distribute()
+    assert paddle.framework.in_dynamic_mode is paddle.in_dynamic_mode   # 3.3.1 has both
+    assert paddle.base.libpaddle.CPUPlace is core.CPUPlace
+    assert not paddle.base.framework.use_pir_api()
+    with pytest.raises(ValueError):
+        core.CustomPlace("npu", 0)
+    dist = paddle.distributed
+    assert dist.Shard(1).get_dim() == 1 and dist.Shard(1) == dist.Shard(1) != dist.Shard(0)
+    mesh = dist.ProcessMesh([0, 1], dim_names=["x"])
+    assert mesh.shape == [2] and mesh.dim_names == ["x"]
+    with pytest.raises(NotImplementedError):
+        dist.shard_tensor(paddle.to_tensor([1.0]), mesh, [dist.Replicate()])
+
+
+def test_ir_backward_grad_appends_the_gradient_ops():
+    import numpy as np
+    from refimpl.autograd.ir_backward import grad
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main, paddle.static.Program()):
+            x = paddle.static.data("x", [3], "float32")
+            x.stop_gradient = False
+            (dx,) = grad([paddle.sum(x * x)], [x])
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        out, = exe.run(main, feed={"x": np.array([1, 2, 3], "float32")}, fetch_list=[dx])
+        np.testing.assert_allclose(out, [2, 4, 6])
+    finally:
+        paddle.disable_static()
+
+
+def test_kernel_signature_takes_an_attributes_tensor_form_when_given():
+    """3.3.1 measured: scale with a ScaleTensor input maps to (['X'], ['ScaleTensor',
+    'bias', 'bias_after_scale'], ['Out']); concat with AxisTensor to (['X'], ['AxisTensor'],
+    ['Out'])."""
+    paddle.disable_static()
+    tracer = paddle.base.framework._dygraph_tracer()
+    one = [paddle.to_tensor([1.0])]
+    assert tracer._get_kernel_signature("scale", {"X": one, "ScaleTensor": one}, {}, {}) == (
+        ["X"], ["ScaleTensor", "bias", "bias_after_scale"], ["Out"])
+    assert tracer._get_kernel_signature("concat", {"X": one, "AxisTensor": one}, {}, {}) == (
+        ["X"], ["AxisTensor"], ["Out"])
+    assert tracer._get_kernel_signature("concat", {"X": one, "AxisTensor": []}, {}, {}) == (
+        ["X"], ["axis"], ["Out"])

@@ -16,7 +16,9 @@ for those releases each op's grad op maker (`grad_makers`: the grad ops' slots, 
 they copy the forward op's attributes; Paddle's backward writes them so). For the other
 releases, also the attributes the reference declares that they do not (`absent_attrs`).
 And, measured on programs typical fluid scripts build (LOD_PROBE), which op outputs hold a
-lod_level in those releases' descs (`output_lod_levels`).
+lod_level in those releases' descs (`output_lod_levels`). And for a release with phi
+kernels (3.x), the kernel signature its dygraph tracer maps each op to
+(`kernel_signatures`: what Paddle 3's op tests call an op's python API with).
 """
 import argparse
 import json
@@ -45,9 +47,10 @@ names = {v: k for k, v in fp.AttrType.items()}
 PLACEHOLDERS = {"INT": 0, "FLOAT": 0.0, "STRING": "", "BOOLEAN": False, "INTS": [0],
                 "FLOATS": [0.0], "STRINGS": [""], "BOOLEANS": [False], "LONG": 1 << 40,
                 "LONGS": [1 << 40]}
-required = re.compile(r"Attribute '(\w+)' is required")
+# a required attribute left unset: 1.8's words, then 3.x's
+required = re.compile(r"Attribute (?:'|\()(\w+)(?:' is required|\) is not set correctly)")
 enum = re.compile(r"not in enum container \[(\w+)")
-protos, defaults, inputs = {}, {}, {}
+protos, defaults, inputs, filled = {}, {}, {}, {}
 holder = core.ProgramDesc()
 for raw in core.get_all_op_protos():
     proto = fp.OpProto.FromString(raw)
@@ -80,6 +83,13 @@ for raw in core.get_all_op_protos():
         else:
             defaults[proto.type] = {n: desc.attr(n) for n in desc.attr_names()
                                     if n not in placed}
+            # (a BLOCK attribute's value, read back, corrupts 3.3.1's heap: left out; an
+            # empty list goes back as INTS, so an empty list of another type is its stand-in)
+            filled[proto.type] = {
+                n: desc.attr(n) if desc.attr(n) != [] else
+                PLACEHOLDERS.get(protos[proto.type][n], [])
+                for n in desc.attr_names()
+                if protos[proto.type].get(n) not in ("BLOCK", "BLOCKS")}
             break
 # the grad op makers of the releases whose descs refimpl writes slot for slot: for each op,
 # the grad ops its maker makes from a desc with every slot filled, their slots, and whether
@@ -104,9 +114,38 @@ if paddle.__version__ in @GRAD_MAKER_RELEASES@:
         makers[proto.type] = [{"type": g.type(), "inputs": sorted(g.input_names()),
                                "outputs": sorted(g.output_names()),
                                "copies_attrs": g.has_attr("op_namescope")} for g in grads]
+# the phi kernel signature the dygraph tracer maps each op to (releases with phi: 3.x): the
+# op's input slots, attributes and output slots in the kernel's argument order, for a desc
+# with the attributes at their defaults (a required one at its stand-in above): its input
+# slots with every slot filled (an optional input is a kernel argument too), its
+# attributes with only the required ones (an optional input such as concat's AxisTensor
+# takes an attribute's place when given); for the ops refimpl computes (feed's signature
+# query crashes 3.3.1)
+signatures = {}
+tracer = paddle.base.framework._dygraph_tracer() if hasattr(paddle, "base") else None
+if tracer is not None and hasattr(tracer, "_get_kernel_signature"):
+    def one():      # a tensor of its own for each slot (one shared by all crashed 3.3.1)
+        return [paddle.to_tensor([1.0])]
+    for raw in core.get_all_op_protos():
+        proto = fp.OpProto.FromString(raw)
+        if proto.type not in filled or proto.type not in @KERNEL_OPS@:
+            continue
+        try:
+            required = tracer._get_kernel_signature(
+                proto.type, {s.name: one() for s in proto.inputs if not s.dispensable},
+                {s.name: one() for s in proto.outputs}, filled[proto.type])
+            every = tracer._get_kernel_signature(
+                proto.type, {s.name: one() for s in proto.inputs},
+                {s.name: one() for s in proto.outputs}, filled[proto.type])
+        except Exception:       # no phi kernel for the op
+            continue
+        # the kernel's tensor inputs, optional ones included (the desc with every slot
+        # filled), and its attributes as attributes (the one with only the required)
+        signatures[proto.type] = [list(every[0]), list(required[1]), list(required[2])]
 versions = core.get_op_version_map() if hasattr(core, "get_op_version_map") else {}
 print(json.dumps({"version": paddle.__version__, "attr_types": protos,
                   "attr_defaults": defaults, "proto_inputs": inputs, "grad_makers": makers,
+                  "kernel_signatures": signatures,
                   "op_versions": {k: v.version_id() for k, v in versions.items()}}))
 """
 
@@ -215,8 +254,9 @@ def undeclared_defaults(defaults):
     return table
 
 
-def probe(python):
-    code = PROBE.replace("@GRAD_MAKER_RELEASES@", repr(DESC_DEFAULTS_RELEASES))
+def probe(python, kernel_ops):
+    code = PROBE.replace("@GRAD_MAKER_RELEASES@", repr(DESC_DEFAULTS_RELEASES)).replace(
+        "@KERNEL_OPS@", repr(set(kernel_ops)))
     done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -228,10 +268,11 @@ def main():
     from refimpl.ops.registry import all_op_types
     wanted = {t for t in all_op_types() if not t.endswith("_grad")} | {"feed", "fetch"}
     facts = {"attr_types": {}, "op_versions": {}, "attr_defaults": {}, "proto_inputs": {},
-             "grad_makers": {}, "absent_attrs": {}, "output_lod_levels": {}}
+             "grad_makers": {}, "absent_attrs": {}, "output_lod_levels": {},
+             "kernel_signatures": {}}
     reference = None
     for python in args.paddle:
-        found = probe(python)
+        found = probe(python, wanted - {"feed", "fetch"})
         types = {op: {a: t for a, t in attrs.items() if a not in COMMON_ATTRS}
                  for op, attrs in found["attr_types"].items() if op in wanted}
         if reference is None:
@@ -261,13 +302,17 @@ def main():
             inputs = {op: slots for op, slots in inputs.items()
                       if facts["proto_inputs"][facts["reference"]].get(op) != slots}
         facts["proto_inputs"][found["version"]] = inputs
+        if found["kernel_signatures"]:
+            facts["kernel_signatures"][found["version"]] = {
+                op: sig for op, sig in sorted(found["kernel_signatures"].items())
+                if op in wanted}
         if found["op_versions"]:
             facts["op_versions"][found["version"]] = dict(sorted(found["op_versions"].items()))
     with open(OUT, "w") as f:
         f.write("{\n")
         f.write('"reference": %s,\n' % json.dumps(facts["reference"]))
         keys = ("attr_types", "op_versions", "attr_defaults", "proto_inputs", "grad_makers",
-                "absent_attrs", "output_lod_levels")
+                "absent_attrs", "output_lod_levels", "kernel_signatures")
         for key in keys:
             f.write('"%s": {\n' % key)
             releases = list(facts[key].items())

@@ -20,3 +20,4 @@ from ..fluid import (backward, compiler, core, data_feeder, dataset, default_sco
                      multiprocess_utils, param_attr, proto, reader, unique_name,
                      wrapped_decorator)
 from ..framework.mode import in_dynamic_or_pir_mode, in_pir_mode
+from . import libpaddle

@@ -20,7 +20,8 @@ from ..framework.blocking_queue import BlockingQueue
 from ..framework.dtypes import DType, VarType, convert_dtype
 from ..framework.errors import EnforceNotMet
 from ..framework.ir_graph import Graph
-from .op_proto import AttrType, get_all_op_protos
+from .op_proto import AttrType
+from .op_proto import get_all_op_protos as _op_protos
 from ..framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, DeviceType,
                                device_count, is_compiled_with_cuda)
 from ..framework.random import Generator, default_cpu_generator
@@ -52,7 +53,9 @@ __all__ = ["get_int_stats", "get_float_stats", "CPUPlace", "CUDAPlace", "CUDAPin
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
            "Executor", "DeviceType",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
-           "is_compiled_with_rocm", "from_dlpack",
+           "is_compiled_with_rocm", "from_dlpack", "is_compiled_with_cinn", "CustomPlace",
+           "Operator", "get_op_extra_attrs", "_set_prim_forward_enabled",
+           "_set_prim_backward_enabled", "_set_prim_all_enabled", "set_prim_eager_enabled",
            "is_compiled_with_mkldnn", "_is_fwd_prim_enabled", "_is_bwd_prim_enabled", "eager",
            "is_compiled_with_brpc", "is_compiled_with_dist",
            "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",
@@ -204,6 +207,75 @@ def _is_fwd_prim_enabled():
 def _is_bwd_prim_enabled():
     """The same for the backward pass: never."""
     return False
+
+
+def _set_prim_forward_enabled(value):
+    """Paddle 3's switch of the forward decomposition. refimpl has no op decompositions
+    (no composite rules): the switch is taken and prim stays off, so _is_fwd_prim_enabled()
+    stays False and paddle.incubate.autograd.primapi.to_prim() leaves programs as they are,
+    Paddle's own behaviour with the switch off."""
+
+
+def _set_prim_backward_enabled(value):
+    """The backward decomposition's switch: taken, prim stays off (above)."""
+
+
+def _set_prim_all_enabled(value):
+    """Both switches: taken, prim stays off (above)."""
+
+
+def set_prim_eager_enabled(value):
+    """The eager-mode composite gradients' switch: taken, prim stays off (above)."""
+
+
+def is_compiled_with_cinn():
+    """refimpl has no CINN compiler (Paddle 3's op tests skip their CINN checks then)."""
+    return False
+
+
+class CustomPlace:
+    """A plugged-in device's place (Paddle's custom device API); refimpl has no custom
+    devices, so no place is one and building one fails."""
+
+    def __init__(self, device_type, device_id=0):
+        raise ValueError("CustomPlace(%r, %r): refimpl has no custom device plugins; use "
+                         "CPUPlace or CUDAPlace" % (device_type, device_id))
+
+
+def get_op_extra_attrs(op_type):
+    """{attribute: default} of the op's "extra" attributes (Paddle 3 keeps the kernel
+    choices use_mkldnn, use_cudnn, ... apart from its OpProto): refimpl's op protos declare
+    every attribute the op takes, so none are extra."""
+    get_op_def(op_type)
+    return {}
+
+
+class Operator:
+    """core.Operator.create(serialized OpDesc): one op to run on a Scope (fluid/op.py)."""
+
+    @staticmethod
+    def create(op_desc_bytes):
+        from .op import operator_from_desc
+        return operator_from_desc(op_desc_bytes)
+
+
+def get_all_op_protos():
+    """Every op type's OpProto, serialized as Paddle's core gives them
+    (framework_pb2.OpProto.FromString reads one)."""
+    from .proto import framework_pb2
+    out = []
+    for proto in _op_protos():
+        message = framework_pb2.OpProto(type=proto.type, comment=proto.comment)
+        for kind in ("inputs", "outputs"):
+            for var in getattr(proto, kind):
+                getattr(message, kind).add(
+                    name=var.name, comment=var.comment, duplicable=var.duplicable,
+                    dispensable=var.dispensable, intermediate=var.intermediate)
+        for attr in proto.attrs:
+            message.attrs.add(name=attr.name, type=attr.type, comment=attr.comment,
+                              generated=attr.generated)
+        out.append(message.SerializeToString())
+    return out
 
 
 def is_compiled_with_brpc():

@@ -32,7 +32,8 @@ __all__ = ["OpRole", "Operator", "Parameter", "ParamBase", "EagerParamBase", "Pr
            "dygraph_not_support", "_dygraph_tracer", "_dygraph_guard", "_dygraph_place_guard",
            "cuda_pinned_places",
            "load_op_library", "require_version", "get_flags", "set_flags", "device_guard",
-           "IrGraph", "in_pir_mode", "in_dynamic_or_pir_mode"]
+           "IrGraph", "in_pir_mode", "in_dynamic_or_pir_mode", "use_pir_api",
+           "canonicalize_attrs"]
 
 
 # Paddle's reserved name parts
@@ -77,6 +78,20 @@ def dygraph_not_support(func):
         assert not in_dygraph_mode(), "We don't support %s in imperative mode" % func.__name__
         return func(*args, **kwargs)
     return checked
+
+
+def use_pir_api():
+    """Paddle 3: whether the static API builds PIR programs. refimpl's programs are one IR
+    with the legacy program API (in_pir_mode() is False): never."""
+    return False
+
+
+def canonicalize_attrs(attrs, op_proto):
+    """Paddle 3: a copy of `attrs` with each value in the type the op proto declares (its
+    Scalar-typed attributes wrapped). refimpl's ops take attribute values as Python gives
+    them, so the copy holds the same values; the None ones are left out of the conversion,
+    as there."""
+    return dict(attrs)
 
 
 def _dygraph_tracer():

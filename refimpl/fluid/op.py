@@ -196,3 +196,18 @@ CondOp = _CoreLessOpFactory("CondOp")
 def get_all_op_protos():
     from .op_proto import get_all_op_protos as protos
     return protos()
+
+
+def operator_from_desc(data):
+    """core.Operator.create(bytes): the Operator a serialized OpDesc describes (Paddle 3's
+    test helper op.py builds one so: its slots' variable names and typed attributes)."""
+    from ..framework.paddle_formats import wire
+    from ..framework.paddle_formats.program_desc import SCHEMA, op_attrs
+    from ..ops.registry import get_op_def
+    desc = wire.decode(bytes(data), SCHEMA["OpDesc"])
+    op_type = desc["type"]
+    attrs = op_attrs(get_op_def(op_type), desc, "OpDesc of %s" % op_type)
+
+    def slots(kind):
+        return {v["parameter"]: list(v.get("arguments", [])) for v in desc.get(kind, [])}
+    return _Operator(op_type, slots("inputs"), slots("outputs"), attrs)

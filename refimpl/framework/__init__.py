@@ -10,4 +10,4 @@ from .program import (OpRole, Operator, Parameter, Program, Variable, Block,
                       default_main_program, default_startup_program, name_scope,
                       program_guard)
 from .random import seed_all as seed
-from .mode import in_dynamic_or_pir_mode, in_pir_mode   # Paddle 3's paddle.framework names
+from .mode import in_dynamic_mode, in_dynamic_or_pir_mode, in_pir_mode   # paddle.framework names (2.1+, 3)

@@ -69,6 +69,9 @@ class _VarTypeNamespace:
     PLACE_LIST = "PLACE_LIST"
     READER = "READER"
     RAW = "RAW"
+    # Paddle's bfloat16 tensors: refimpl has no bfloat16 dtype, so no tensor is one (the
+    # name compares unequal to every dtype, and convert_dtype refuses it)
+    BF16 = "BF16"
 
 
 VarType = _VarTypeNamespace()

@@ -178,6 +178,9 @@ def _checked(fn, checks, eager_refused_by=None):
         if check is not None and not mode.in_dynamic_mode():
             check(args, kwargs)
         return fn(*args, **kwargs)
+    # inspect.getfullargspec, which does not follow __wrapped__, reads this: the layer's
+    # own parameters (Paddle 3's op tests map an op's kernel signature onto them)
+    layer_function.__signature__ = inspect.signature(fn)
     return layer_function
 
 

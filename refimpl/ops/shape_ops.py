@@ -96,6 +96,8 @@ class Transpose2(_View):
         return [in_shape[a] for a in axis]
 
     def view(self, x, axis=()):
+        if x.ndim == 0:     # ascontiguousarray would make it 1-D; a 0-D X is its transpose
+            return x.copy()
         return array_module(x).ascontiguousarray(x.transpose(axis))
 
     @staticmethod

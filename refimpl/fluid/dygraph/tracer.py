@@ -54,5 +54,29 @@ class Tracer:
     def eval_mode(self):
         self._train_mode = False
 
+    @staticmethod
+    def _get_kernel_signature(op_type, inputs, outputs, attrs):
+        """Paddle 3: (input slots, attributes, output slots) of the kernel an op runs, in
+        the kernel's argument order (what its op tests call an op's python API with). The
+        signatures are Paddle 3.3.1's, measured (framework/paddle_formats/op_facts.py); an
+        op with none there raises RuntimeError, as for an op without a phi kernel. Where
+        `inputs` gives the tensor form of an attribute (scale's ScaleTensor, concat's
+        AxisTensor, slice's StartsTensorList: the attribute's name in CamelCase, then
+        Tensor or TensorList), that slot takes the attribute's place, as in Paddle's
+        argument mappings."""
+        from ...framework.paddle_formats.op_facts import kernel_signature
+        signature = kernel_signature(op_type)
+        if signature is None:
+            raise RuntimeError("%s has no kernel signature (Paddle 3.3.1 maps it to no phi "
+                               "kernel, or refimpl did not measure it)" % op_type)
+        slots, attr_names, outs = signature
+        given = {slot for slot, values in (inputs or {}).items() if values}
+
+        def tensor_form(attr):
+            camel = "".join(part.capitalize() for part in attr.split("_"))
+            return next((slot for slot in (camel + "Tensor", camel + "TensorList")
+                         if slot in given), attr)
+        return slots, [tensor_form(a) for a in attr_names], outs
+
 
 Tracer.instance = Tracer()

@@ -1,10 +1,11 @@
-"""paddle.fluid.proto: the protobuf message classes Paddle 1.8 code imports, built from
+"""paddle.fluid.proto: the protobuf message classes Paddle code imports, built from
 refimpl's own .proto reader and wire codec (framework/paddle_formats; no protobuf
-package): `profiler.profiler_pb2` (the profile fluid.profiler writes)."""
+package): `profiler.profiler_pb2` (the profile fluid.profiler writes) and `framework_pb2`
+(the program format and the op protos core.get_all_op_protos() serializes)."""
 from ...framework.paddle_formats import proto_schema, wire
 from ...framework.paddle_formats.proto_schema import Enum, Message
 
-__all__ = ["message_classes"]
+__all__ = ["message_classes", "enum_types"]
 
 _DEFAULTS = {"string": "", "bytes": b"", "bool": False, "float": 0.0, "double": 0.0}
 
@@ -44,11 +45,30 @@ class _MessageBase:
 
     def _default(self, field):
         if isinstance(field.type, Message):
-            make = self._classes[field.type.name]
+            make = self._classes[field.type.full_name]
             return _Repeated(make) if field.repeated else make()
         if field.repeated:
             return []
         return _DEFAULTS.get(field.type_name, 0)
+
+    @classmethod
+    def FromString(cls, data):
+        """A new message read from protobuf bytes."""
+        message = cls()
+        message.ParseFromString(data)
+        return message
+
+    def CopyFrom(self, other):
+        """This message made a copy of `other` (a message of the same type)."""
+        if type(other) is not type(self):
+            raise TypeError("%s.CopyFrom takes a %s, got %s" % (
+                type(self).__name__, type(self).__name__, type(other).__name__))
+        self.__init__()
+        self._fill(other._decoded())
+
+    def _decoded(self):
+        """The message's fields as the wire codec decodes them (enums by name)."""
+        return wire.decode(self.SerializeToString(), self._schema)
 
     def ParseFromString(self, data):
         """Read the message from protobuf bytes (a DecodeError names what is wrong)."""
@@ -60,7 +80,7 @@ class _MessageBase:
         for name, value in values.items():
             field = self._schema.fields_by_name[name]
             if isinstance(field.type, Message):
-                make = self._classes[field.type.name]
+                make = self._classes[field.type.full_name]
                 if field.repeated:
                     getattr(self, name).extend(make()._filled(v) for v in value)
                 else:
@@ -96,18 +116,53 @@ class _MessageBase:
         return "%s(%s)" % (type(self).__name__, self._values())
 
 
+class _EnumType:
+    """An enum of a .proto file as protobuf's classes give it: its values as attributes
+    (AttrType.INT, Scalar.Type.BOOLEAN), items(), Name(number) and Value(name)."""
+
+    def __init__(self, definition):
+        self._definition = definition
+        for value_name, number in definition.numbers.items():
+            setattr(self, value_name, number)
+
+    def items(self):
+        return list(self._definition.numbers.items())
+
+    def Name(self, number):
+        return self._definition.names[number]
+
+    def Value(self, name):
+        return self._definition.numbers[name]
+
+
+def enum_types(proto_file):
+    """{enum name: _EnumType} for the enums of `proto_file` (nested ones as Owner.Name)."""
+    return {name: _EnumType(definition)
+            for name, definition in proto_schema.load(proto_file).items()
+            if isinstance(definition, Enum)}
+
+
 def message_classes(proto_file):
     """{message name: class} for the messages of `proto_file` (next to proto_schema.py);
-    a message's enum values are attributes of its class (Event.CPU), as in protobuf."""
+    a message's nested messages and enums are attributes of its class (OpDesc.Attr,
+    Scalar.Type), and so are its enums' values (Event.CPU), as in protobuf."""
     schema = proto_schema.load(proto_file)
     classes = {}
     for name, definition in schema.items():
         if isinstance(definition, Message):
             classes[name] = type(name.rsplit(".", 1)[-1], (_MessageBase,),
                                  {"_schema": definition, "_classes": classes})
-    for name, definition in schema.items():
-        if isinstance(definition, Enum) and "." in name:
-            owner, _ = name.rsplit(".", 1)
-            for value_name, number in definition.numbers.items():
+    for name, enum in enum_types(proto_file).items():
+        if "." in name:
+            owner, short = name.rsplit(".", 1)
+            setattr(classes[owner], short, enum)
+            for value_name, number in enum.items():
                 setattr(classes[owner], value_name, number)
+    for name, cls in classes.items():
+        if "." in name:
+            owner, short = name.rsplit(".", 1)
+            setattr(classes[owner], short, cls)
     return classes
+
+
+from . import framework_pb2  # noqa: E402  (paddle.base.proto.framework_pb2, an attribute too)

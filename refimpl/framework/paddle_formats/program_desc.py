@@ -156,6 +156,18 @@ def _to_refimpl_attr(op_def, name, value, kind):
     return value
 
 
+def op_attrs(op_def, op_desc, where):
+    """{name: value} of a decoded OpDesc's attributes, in refimpl's convention."""
+    attrs = {}
+    for attr in op_desc.get("attrs", []):
+        name = attr.get("name")
+        if name is None:
+            raise DecodeError("%s: an attribute without a name" % where)
+        value = _attr_value(attr, "%s attr %r" % (where, name))
+        attrs[name] = _to_refimpl_attr(op_def, name, value, attr.get("type"))
+    return attrs
+
+
 def _is_dtype_name(value):
     try:
         convert_dtype(value)
@@ -312,13 +324,7 @@ def program_from_desc(desc):
                 continue
             op_where = "%s.ops[%d] (%s)" % (where, j, od.get("type"))
             op_def = op_definition(op_type)
-            attrs = {}
-            for attr in od.get("attrs", []):
-                name = attr.get("name")
-                if name is None:
-                    raise DecodeError("%s: an attribute without a name" % op_where)
-                value = _attr_value(attr, "%s attr %r" % (op_where, name))
-                attrs[name] = _to_refimpl_attr(op_def, name, value, attr.get("type"))
+            attrs = op_attrs(op_def, od, op_where)
             inputs, outputs = _slots(od, "inputs", op_where), _slots(od, "outputs", op_where)
             forward_ops.add(op_type, inputs, outputs)
             inputs = reconcile_grad_slots(op_type, inputs, forward_ops)

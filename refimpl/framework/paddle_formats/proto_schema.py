@@ -50,6 +50,7 @@ class Field:
 class Message:
     def __init__(self, name):
         self.name = name
+        self.full_name = name       # with the names of the messages it is nested in
         self.fields = {}            # number -> Field
         self.fields_by_name = {}
 
@@ -102,7 +103,7 @@ class _Parser:
 
     def parse_message(self, scope):
         message = Message(self.take())
-        full = scope + message.name
+        full = message.full_name = scope + message.name
         self.types[full] = message
         self.take("{")
         while True:

@@ -5,6 +5,7 @@ the `gast` package (what 2.0 and its tests build) is taken too: it is turned int
 stdlib node through gast, imported only then. Paddle 3's _compatible_non_tensor_spec."""
 import ast
 import importlib
+import inspect
 import itertools
 import linecache
 
@@ -17,7 +18,17 @@ from ..static_function import _hashable
 _SOURCE_NUMBERS = itertools.count()
 
 __all__ = ["index_in_list", "ast_to_source_code", "ast_to_func", "is_api_in_module",
-           "is_dygraph_api", "is_paddle_api", "is_numpy_api", "cmpop_node_to_str"]
+           "is_dygraph_api", "is_paddle_api", "is_numpy_api", "cmpop_node_to_str",
+           "parse_arg_and_kwargs"]
+
+
+def parse_arg_and_kwargs(function):
+    """(argument names, {name: default}) of a function, `self` left out (Paddle 3's helper,
+    which its op tests use to call an op's python API from the op's kernel signature)."""
+    spec = inspect.getfullargspec(function)
+    names = spec.args[1:] if spec.args[:1] == ["self"] else list(spec.args)
+    defaults = spec.defaults or ()
+    return names, dict(zip(names[len(names) - len(defaults):], defaults)) if defaults else {}
 
 
 def index_in_list(array_list, item):
