@@ -53,14 +53,16 @@ class LegacyOpFunctions(_Functions):
         except ValueError:
             raise AttributeError("%s has no op %r" % (self._where, op_type)) from None
 
+        slots = _Slots(op_def)
+
         def op_function(*args):
-            return self._run(op_def, args)
+            return self._run(slots, args)
         op_function.__name__ = op_type
         return op_function
 
-    def _run(self, op_def, args):
+    def _run(self, slots, args):
+        op_def, duplicable = slots.op_def, slots.duplicable
         count = next((i for i, a in enumerate(args) if isinstance(a, str)), len(args))
-        duplicable = [slot_name(s) for s in op_def.outputs if is_duplicable(s)]
         given, pairs = args[:count], args[count:]
         tensors, sizes = given[:count - len(duplicable)], given[count - len(duplicable):]
         if (len(tensors) > len(op_def.inputs) or len(pairs) % 2
@@ -69,17 +71,29 @@ class LegacyOpFunctions(_Functions):
                       if duplicable else "")
             raise TypeError("%s.%s takes its inputs %s%s, then attribute name / value pairs; "
                             "got %d arguments before the first name and %d after"
-                            % (self._where, op_def.type, list(op_def.input_slots), counts,
-                               count, len(pairs)))
-        inputs = {slot: t for slot, t in zip(op_def.input_slots, tensors) if t is not None}
-        return _run(op_def, inputs, dict(zip(pairs[::2], pairs[1::2])),
-                    dict(zip(duplicable, sizes)), op_def.output_slots)
+                            % (self._where, op_def.type, slots.inputs, counts, count,
+                               len(pairs)))
+        inputs = {slot: t for slot, t in zip(slots.inputs, tensors) if t is not None}
+        return _run(slots, inputs, dict(zip(pairs[::2], pairs[1::2])),
+                    dict(zip(duplicable, sizes)), slots.outputs)
 
 
-def _run(op_def, inputs, attrs, lengths, returned):
-    """Run `op_def` on `inputs` with `attrs`; `lengths`: the number of tensors of each
+class _Slots:
+    """An op's slot names, read once per op function (OpDef's input_slots / output_slots
+    build their lists at each read)."""
+
+    def __init__(self, op_def):
+        self.op_def = op_def
+        self.inputs = op_def.input_slots
+        self.outputs = op_def.output_slots
+        self.duplicable = [slot_name(s) for s in op_def.outputs if is_duplicable(s)]
+
+
+def _run(slots, inputs, attrs, lengths, returned):
+    """Run `slots.op_def` on `inputs` with `attrs`; `lengths`: the number of tensors of each
     duplicable output slot; returns the outputs of the slots `returned`, one alone, else a
     tuple (a duplicable slot's as a list)."""
+    op_def = slots.op_def
     for slot, value in inputs.items():
         for t in value if isinstance(value, (list, tuple)) else (value,):
             if isinstance(t, Variable) and not isinstance(t, Tensor):
@@ -87,7 +101,7 @@ def _run(op_def, inputs, attrs, lengths, returned):
                                 "functions run in dynamic mode only"
                                 % (op_def.type, slot, t.name))
     outputs = {slot: [Tensor(None, False) for _ in range(lengths.get(slot, 1))]
-               for slot in op_def.output_slots}
+               for slot in slots.outputs}
     run_op(op_def.type, inputs, outputs, attrs)
     results = tuple(outputs[slot] if slot in lengths else outputs[slot][0]
                     for slot in returned)
@@ -217,12 +231,13 @@ class _Signature:
 
     def __init__(self, name, op_type, args, returned, fixed=None):
         self.op_def = get_op_def(op_type)
+        self.slots = _Slots(self.op_def)
         self.fixed = dict(fixed or {})
         self.params, parameters = [], []
         for token in args.split():
             spec, _, default = token.partition("=")
             arg, _, target = spec.partition(":")
-            if target[:1].isupper() and target not in self.op_def.input_slots:
+            if target[:1].isupper() and target not in self.slots.inputs:
                 raise ValueError("SIGNATURES[%r]: %s has no input %s"
                                  % (name, op_type, target))
             self.params.append((arg, target or arg))
@@ -234,6 +249,7 @@ class _Signature:
         for token in returned.split():
             slot, _, count = token.partition("[")
             self.returned.append((slot, count.rstrip("]") or None))
+        self.returned_slots = [slot for slot, _ in self.returned]
         self.name = name
 
     def call(self, args, kwargs):
@@ -258,7 +274,7 @@ class _Signature:
             else:
                 attrs[target] = self._attr_value(target, value)
         lengths = {slot: _count(attrs[count]) for slot, count in self.returned if count}
-        return _run(self.op_def, inputs, attrs, lengths, [slot for slot, _ in self.returned])
+        return _run(self.slots, inputs, attrs, lengths, self.returned_slots)
 
     def _tensor_argument(self, arg, position, value):
         listed = value if isinstance(value, (list, tuple)) else [value]

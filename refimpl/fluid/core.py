@@ -143,7 +143,6 @@ def init_lod_tensor_blocking_queue(var, capacity, keep_order=True):
     return BlockingQueue(capacity)
 
 
-# Paddle's reserved name parts, as the core reports them
 class _DLPackCapsule:
     """A DLPack capsule (Tensor._to_dlpack's) in the protocol np.from_dlpack reads."""
 
@@ -162,6 +161,7 @@ def from_dlpack(capsule):
     return Tensor(value=np.from_dlpack(_DLPackCapsule(capsule)))
 
 
+# Paddle's reserved name parts, as the core reports them
 def grad_var_suffix():
     return GRAD_SUFFIX
 

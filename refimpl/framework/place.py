@@ -44,6 +44,9 @@ class Place:
         (switch place_repr), which the Tensor's repr shows too."""
         if versions.switch("place_repr") == "place":
             return "Place(%s)" % self._device_text()
+        return self._legacy_repr()
+
+    def _legacy_repr(self):
         return type(self).__name__
 
     def _equals(self, other):
@@ -97,9 +100,7 @@ class CUDAPlace(Place):
     def _device_text(self):
         return "gpu:%d" % self.device_id
 
-    def __repr__(self):
-        if versions.switch("place_repr") == "place":
-            return Place.__repr__(self)
+    def _legacy_repr(self):
         return "CUDAPlace(%d)" % self.device_id
 
 

@@ -191,18 +191,6 @@ class Tensor:
         """The address of the tensor's buffer (Paddle 3's Tensor._ptr)."""
         return int(self._value_or_fail().ctypes.data)
 
-    def _get_complex64_element(self, i):
-        return self._element(i, np.complex64)
-
-    def _set_complex64_element(self, i, value):
-        self._set_element(i, value, np.complex64)
-
-    def _get_complex128_element(self, i):
-        return self._element(i, np.complex128)
-
-    def _set_complex128_element(self, i, value):
-        self._set_element(i, value, np.complex128)
-
     def _copy(self, place=None):
         """A free-standing copy (value and lengths)."""
         v = self._get()
