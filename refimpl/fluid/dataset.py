@@ -277,8 +277,8 @@ class InMemoryDataset(DatasetBase):
         if self._original is None:
             self._original = list(self._loaded("slots_shuffle"))
         names = set(slots)
-        chosen = [i for i, (var, slot) in enumerate(self._slots)
-                  if var.name in names and slot["type"] == "uint64"]
+        chosen = {i for i, (var, slot) in enumerate(self._slots)
+                  if var.name in names and slot["type"] == "uint64"}
         capacity = max(int(self.record_candidate_size), 1)
         candidates, shuffled = [], []
         for seen, instance in enumerate(self._original, 1):

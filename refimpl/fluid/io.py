@@ -133,29 +133,32 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
         # Paddle 1.8 / 2.0: the whole program, unpruned and without feed / fetch ops, as
         # <model file>.main_program beside the program's persistables (empty feeds and
         # targets allowed: fluid/tests/book/test_recognize_digits saves it so)
-        model_file = (model_filename or MODEL_FILENAME) + ".main_program"
-        if program_only:
-            os.makedirs(os.fspath(dirname), exist_ok=True)
-            static_io.save_to_file(os.path.join(dirname, model_file),
-                                   static_io.model_formats.program_to_bytes(program, [], []))
-        else:
-            static_io.save_inference_files(dirname, program, [], [], model_file,
-                                           params_filename)
+        _write_model(dirname, program, [], [], (model_filename or MODEL_FILENAME) +
+                     ".main_program", params_filename, program_only)
         return [v.name for v in target_vars]
     feeds = [block.var(n) for n in feeded_var_names]
     pruned, feed_names, fetch_names = static_io.normalize_program(
-        program, feeds, list(target_vars), "save_inference_model")
-    if program_only:
-        model = static_io.model_formats.program_to_bytes(pruned, feed_names, fetch_names)
-        os.makedirs(os.fspath(dirname), exist_ok=True)
-        static_io.save_to_file(os.path.join(dirname, model_filename or MODEL_FILENAME), model)
-    else:
-        if not static_io._persistables(pruned):
-            # 1.8's save_vars warns (its params file is then not written; refimpl's is empty)
-            static_io._warn_no_variables()
-        static_io.save_inference_files(dirname, pruned, feed_names, fetch_names,
-                                       model_filename, params_filename)
+        program, feeds, list(target_vars), "save_inference_model", warn_auc=False)
+    if not program_only and not static_io._persistables(pruned):
+        # 1.8's save_vars warns (its params file is then not written; refimpl's is empty)
+        static_io._warn_no_variables()
+    _write_model(dirname, pruned, feed_names, fetch_names, model_filename, params_filename,
+                 program_only)
     return fetch_names
+
+
+def _write_model(dirname, program, feeds, fetches, model_filename, params_filename,
+                 program_only):
+    """save_inference_model's files: the program alone (program_only) or with its
+    persistables."""
+    if program_only:
+        os.makedirs(os.fspath(dirname), exist_ok=True)
+        static_io.save_to_file(
+            os.path.join(dirname, model_filename or MODEL_FILENAME),
+            static_io.model_formats.program_to_bytes(program, feeds, fetches))
+    else:
+        static_io.save_inference_files(dirname, program, feeds, fetches, model_filename,
+                                       params_filename)
 
 
 def load_inference_model(dirname, executor, model_filename=None, params_filename=None,

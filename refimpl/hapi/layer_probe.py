@@ -9,6 +9,7 @@ import numpy as np
 
 from ..dygraph import mode
 from ..dygraph.tensor import Tensor
+from ..framework import nest
 from ..framework.dtypes import to_numpy_dtype
 from ..framework.program import Program, Variable, program_guard
 from ..layers.io import data
@@ -40,22 +41,13 @@ def _random_inputs(shapes, dtypes):
     return [make(shape, dtype) for shape, dtype in zip(shapes, dtypes)]
 
 
-def _variables(value):
-    """The Variables in an input: one, or those in a list / tuple / dict of them."""
-    if isinstance(value, dict):
-        value = list(value.values())
-    if isinstance(value, (list, tuple)):
-        return [v for item in value for v in _variables(item)]
-    return [value] if isinstance(value, Variable) else []
-
-
 def _scratch_program(net, given):
     """A program to build net's forward in, holding (copies of) its variables and of the
     given input variables (a static summary's `input`: variables of the user's program)."""
     program = Program()
     block = program.global_block()
     for var in [v for _, v in list(net.named_parameters()) + list(net.named_buffers())] + \
-            _variables(given):
+            [v for v in nest.flatten(given) if isinstance(v, Variable)]:
         block.vars[var.name] = var._clone_into(block)
     return program_guard(program, Program())
 

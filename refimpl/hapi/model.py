@@ -212,20 +212,19 @@ class Model:
     # -- loops
     def _loader(self, data, batch_size, shuffle, drop_last, num_workers, what):
         """A Dataset becomes a DataLoader over a DistributedBatchSampler (each rank its
-        share), on the current place (fluid 1.8's DataLoader needs places, as 1.8's hapi
-        gave them); a DataLoader or any other iterable of batches is used as it is."""
+        share); a DataLoader or any other iterable of batches is used as it is."""
         if isinstance(data, IterableDataset):
             if get_world_size() > 1:
                 raise ValueError("Model.%s: an IterableDataset cannot be shared out over %d "
                                  "ranks; pass a map-style Dataset or a DataLoader that "
                                  "yields each rank's batches" % (what, get_world_size()))
-            return DataLoader(data, places=current_place(), batch_size=batch_size,
-                              drop_last=drop_last, num_workers=num_workers, return_list=True)
+            return DataLoader(data, batch_size=batch_size, drop_last=drop_last,
+                              num_workers=num_workers, return_list=True)
         if isinstance(data, Dataset):
             sampler = DistributedBatchSampler(data, batch_size=batch_size, shuffle=shuffle,
                                               drop_last=drop_last)
-            return DataLoader(data, places=current_place(), batch_sampler=sampler,
-                              num_workers=num_workers, return_list=True)
+            return DataLoader(data, batch_sampler=sampler, num_workers=num_workers,
+                              return_list=True)
         if not hasattr(data, "__iter__"):
             raise TypeError("Model.%s: the data must be a paddle.io.Dataset, a DataLoader or "
                             "an iterable of batches, got %s" % (what, type(data).__name__))

@@ -22,7 +22,6 @@ import warnings
 import numpy as np
 
 from .. import pir_utils
-from ..compiler.compiled_program import CompiledProgram
 from ..framework import atomic_file, checkpoint, model_formats, serialization
 from ..framework.dtypes import VarType
 from ..framework.paddle_formats import safe_pickle
@@ -394,13 +393,14 @@ def _path_prefix(path_prefix, fn):
     return path_prefix
 
 
-def normalize_program(program, feed_vars, fetch_vars, fn="normalize_program"):
+def normalize_program(program, feed_vars, fetch_vars, fn="normalize_program", warn_auc=True):
     """An inference copy of `program`: clone(for_test=True), then only the ops that compute
-    `fetch_vars` from `feed_vars` and the persistables, and only the variables they use."""
+    `fetch_vars` from `feed_vars` and the persistables, and only the variables they use;
+    `warn_auc`: 2.0's reminder for a program with an auc op (fluid.io has 1.8's own)."""
     _check_program(program, fn)
     feeds = [v.name for v in _as_var_list(feed_vars, "feed_vars", fn)]
     fetches = [v.name for v in _as_var_list(fetch_vars, "fetch_vars", fn)]
-    if any(op.type == "auc" for op in program.global_block().ops):
+    if warn_auc and any(op.type == "auc" for op in program.global_block().ops):
         # Paddle's reminder (2.0 and 3.3.1, their words): auc's states are persistables
         warnings.warn("Be sure that you have set auc states to 0 before saving inference "
                       "model.")
