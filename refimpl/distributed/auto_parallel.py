@@ -2,6 +2,8 @@
 shards (Shard, Replicate, Partial), ProcessMesh, and shard_tensor. refimpl has no
 auto-parallel (paddle.is_compiled_with_distribute() is False): the placements and meshes
 are plain descriptions, and distributing a tensor with them fails, naming why."""
+import numpy as np
+
 __all__ = ["Placement", "Shard", "Replicate", "Partial", "ProcessMesh", "shard_tensor"]
 
 
@@ -62,7 +64,6 @@ class ProcessMesh:
     """An n-D array of process ranks with a name for each dimension."""
 
     def __init__(self, mesh, dim_names=None):
-        import numpy as np
         self._mesh = np.array(mesh)
         self._dim_names = list(dim_names) if dim_names is not None else \
             ["d%d" % i for i in range(self._mesh.ndim)]

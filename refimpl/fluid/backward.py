@@ -109,7 +109,8 @@ def gradients_with_optimizer(program, optimizer, inputs=None, outputs=None):
             for op in block.ops:
                 for names, seen in ((op.input_arg_names, read), (op.output_arg_names, written)):
                     for name in names:
-                        seen.setdefault(name, block.var(name))
+                        if name not in seen:
+                            seen[name] = block.var(name)
         if inputs is None:
             inputs = [v for name, v in read.items() if name not in written]
         if outputs is None:

@@ -1,6 +1,6 @@
 """minus: Out = X - Y for X and Y of one shape (Paddle's op before elementwise_sub, which
 broadcasts; no 1.8 / 2.0 layer builds it, programs append it by type)."""
-from ._common import FLOATS, rand
+from ._common import FLOATS, rand, shapes_agree
 from .registry import OpDef, Sample, register, share_lod
 
 
@@ -16,8 +16,8 @@ class Minus(OpDef):
         x, y = ctx.input_var("X"), ctx.input_var("Y")
         ctx.check_dtype("X", FLOATS)
         ctx.check_same_dtype("X", "Y")
-        ctx.expect(len(x.shape) == len(y.shape) and all(
-            a == b or -1 in (a, b) for a, b in zip(x.shape, y.shape)),
+        ctx.expect(
+            shapes_agree(x.shape, y.shape),
             "X %r %s and Y %r %s must have the same shape (minus does not broadcast)"
             % (x.name, list(x.shape), y.name, list(y.shape)))
         ctx.same_as("X", "Out")

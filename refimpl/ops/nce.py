@@ -24,8 +24,7 @@ import collections
 
 import numpy as np
 
-from ..framework import class_samplers
-from ..framework.class_samplers import CUSTOM, LOG_UNIFORM, UNIFORM
+from ..framework.class_samplers import CUSTOM, LOG_UNIFORM, UNIFORM, probability
 from ..framework.random import class_sampler
 from ._common import rand
 from .registry import OpDef, Sample, register
@@ -70,7 +69,7 @@ def _b(labels, num_neg_samples, sampler, num_classes, custom_probs):
     """b = S * P(c) in single precision, as Paddle's kernels hold it (its samplers return
     P(c) as a float, class_samplers.probability, and b is a float), whatever the dtype of
     the logits."""
-    chance = class_samplers.probability(sampler, labels, num_classes - 1, custom_probs)
+    chance = probability(sampler, labels, num_classes - 1, custom_probs)
     return (num_neg_samples * chance).astype(np.float32).astype(np.float64)
 
 

@@ -69,14 +69,13 @@ class Momentum(_Update):
         # so a fused L2Decay's float64 result matches to the last digit; without one no
         # zero term (0 added turns a -0.0 into 0.0, which 1.8.5's and 3.3.1's do not)
         velocity *= t(mu)
-        step = grad
+        decay = None
         if regularization_method == "l2_decay":
             decay = t(regularization_coeff) * param
             velocity += decay
-            step = grad + decay
         velocity += grad
         if use_nesterov:
-            param -= (step + t(mu) * velocity) * lr
+            param -= ((grad if decay is None else grad + decay) + t(mu) * velocity) * lr
         else:
             param -= lr * velocity
         return param, velocity

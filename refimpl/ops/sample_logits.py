@@ -16,8 +16,7 @@ CustomizedProbabilities instead of drawing. LogitsDim and LabelsDim [2] int64 ar
 of Logits and Labels (Paddle declares them intermediate, for its grad op's shapes)."""
 import numpy as np
 
-from ..framework import class_samplers
-from ..framework.class_samplers import LOG_UNIFORM
+from ..framework.class_samplers import LOG_UNIFORM, probability
 from ..framework.random import class_sampler
 from ._common import rand
 from .registry import OpDef, Sample, register
@@ -49,7 +48,7 @@ def log_uniform_probability(classes, num_classes, num_samples, tries, dtype=np.f
     sampler's P(c) (a float, class_samplers.probability), then p S in dtype when no draw was rejected,
     else -expm1(tries log1p(-p))."""
     t = np.dtype(dtype).type
-    p = class_samplers.probability(LOG_UNIFORM, classes, num_classes).astype(dtype)
+    p = probability(LOG_UNIFORM, classes, num_classes).astype(dtype)
     return p * t(num_samples) if tries == num_samples else -np.expm1(t(tries) * np.log1p(-p))
 
 

@@ -6,7 +6,7 @@ Y has one (Paddle 1.8.5, measured). No 1.8 / 2.0 layer builds it; programs appen
 type."""
 import numpy as np
 
-from ._common import FLOATS, rand
+from ._common import FLOATS, rand, shapes_agree
 from .registry import OpDef, Sample, register
 
 
@@ -21,8 +21,7 @@ class SquaredL2Distance(OpDef):
         x, y = ctx.input_var("X"), ctx.input_var("Y")
         ctx.check_dtype("X", FLOATS)
         ctx.check_same_dtype("X", "Y")
-        ok = len(x.shape) == len(y.shape) and len(x.shape) >= 2 and all(
-            a == b or -1 in (a, b) for a, b in zip(x.shape[1:], y.shape[1:]))
+        ok = len(x.shape) >= 2 and shapes_agree(x.shape[1:], y.shape[1:])
         ctx.expect(ok, "X %r %s and Y %r %s must have the same rank (at least 2) and the "
                    "same dims after the first" % (x.name, list(x.shape), y.name,
                                                   list(y.shape)))

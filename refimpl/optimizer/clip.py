@@ -21,9 +21,10 @@ __all__ = ["ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue",
            "GradientClipByGlobalNorm", "GradientClipByNorm", "GradientClipByValue"]
 
 
-def _tmp(block, like, shape=None):
+def _tmp(block, like, shape=None, dtype=None):
     return block.create_var(name=unique_name.generate("clip.tmp"),
-                            shape=shape if shape is not None else like.shape, dtype=like.dtype)
+                            shape=shape if shape is not None else like.shape,
+                            dtype=dtype or like.dtype)
 
 
 _allow_pure_fp16 = [False]
@@ -41,7 +42,7 @@ def _allow_pure_fp16_global_norm_clip(*args):
 
 
 def _cast(block, x, dtype):
-    out = block.create_var(name=unique_name.generate("clip.tmp"), shape=x.shape, dtype=dtype)
+    out = _tmp(block, x, dtype=dtype)
     block.append_op(type="cast", inputs={"X": [x]}, outputs={"Out": [out]},
                     attrs={"in_dtype": x.dtype.name, "out_dtype": out.dtype.name})
     return out
@@ -78,18 +79,17 @@ def _scale_by_norm(block, grads_sq, clip_norm):
     dtype."""
     total = _sum_by_dtype(block, grads_sq) \
         if versions.switch("global_norm_clip_dtypes") == "by_dtype" else _sum(block, grads_sq)
-    like = total
-    norm = _tmp(block, like, [1])
+    norm = _tmp(block, total, [1])
     block.append_op(type="sqrt", inputs={"X": [total]}, outputs={"Out": [norm]})
-    limit = _tmp(block, like, [1])
+    limit = _tmp(block, total, [1])
     # as Paddle's layers.fill_constant: the text too, so a float64 limit is exact
     block.append_op(type="fill_constant", outputs={"Out": [limit]},
-                    attrs={"shape": [1], "dtype": like.dtype.name, "value": float(clip_norm),
+                    attrs={"shape": [1], "dtype": total.dtype.name, "value": float(clip_norm),
                            "str_value": str(float(clip_norm))})
-    denom = _tmp(block, like, [1])
+    denom = _tmp(block, total, [1])
     block.append_op(type="elementwise_max", inputs={"X": [norm], "Y": [limit]},
                     outputs={"Out": [denom]})
-    factor = _tmp(block, like, [1])
+    factor = _tmp(block, total, [1])
     block.append_op(type="elementwise_div", inputs={"X": [limit], "Y": [denom]},
                     outputs={"Out": [factor]})
     return factor

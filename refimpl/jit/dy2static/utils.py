@@ -28,7 +28,7 @@ def parse_arg_and_kwargs(function):
     spec = inspect.getfullargspec(function)
     names = spec.args[1:] if spec.args[:1] == ["self"] else list(spec.args)
     defaults = spec.defaults or ()
-    return names, dict(zip(names[len(names) - len(defaults):], defaults)) if defaults else {}
+    return names, dict(zip(names[len(names) - len(defaults):], defaults))
 
 
 def index_in_list(array_list, item):
