@@ -108,16 +108,19 @@ def imdb(rng):
 
 
 def imikolov(rng):
-    """imikolov%2Fsimple-examples.tgz: ./simple-examples/data/ptb.{train,valid}.txt, one
+    """imikolov%2Fsimple-examples.tgz: ./simple-examples/data/ptb.{train,valid,test}.txt, one
     sentence a line. A sentence is a stretch of one fixed cycle of IMIKOLOV_WORDS words
     (from a random start), so each word follows from the ones before it; every word is
     seen more than build_dict's default 50 times."""
     cycle = ["w%02d" % i for i in range(IMIKOLOV_WORDS)]
     members = {}
-    for split, count in (("train", 400), ("valid", 100)):
+    # ptb.test.txt (2.0's Imikolov(mode='test') reads it) draws from its own generator,
+    # leaving the shared one's stream, so every other file, as it was without it
+    for split, count, draw in (("train", 400, rng), ("valid", 100, rng),
+                               ("test", 100, np.random.RandomState(1))):
         sentences = []
         for _ in range(count):
-            start, length = rng.randint(0, len(cycle)), rng.randint(6, 16)
+            start, length = draw.randint(0, len(cycle)), draw.randint(6, 16)
             sentences.append(" ".join(cycle[(start + k) % len(cycle)] for k in range(length)))
         members["./simple-examples/data/ptb.%s.txt" % split] = \
             ("\n".join(" %s " % s for s in sentences) + "\n").encode()
