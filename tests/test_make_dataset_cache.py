@@ -59,6 +59,8 @@ def test_imikolov_words_follow_from_the_ones_before(tool, dataset_home):
             assert nexts.setdefault(gram[:4], gram[4]) == gram[4]
             grams += 1
     assert grams > len(nexts) > 0
+    from refimpl.text.datasets import Imikolov          # 2.0's test split: ptb.test.txt
+    assert len(Imikolov(mode="test", data_type="SEQ", window_size=-1)) == 100
 
 
 @pytest.mark.filterwarnings("ignore:paddle.dataset")
@@ -141,3 +143,13 @@ def test_voc2012_labels_mark_the_coloured_block(tool, dataset_home):
         assert len(classes) == 1                      # one object, outlined by 255
         inside, outside = image[label == classes.pop()], image[label == 0]
         assert np.abs(inside.mean(0) - outside.mean(0)).max() > 10
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset")
+def test_cifar100_reads_its_fine_labels(tool, dataset_home):
+    _write(tool, dataset_home, tool.cifar100)
+    train, test = list(dataset.cifar.train100()()), list(dataset.cifar.test100()())
+    assert len(train) == len(test) == tool.CIFAR_BATCH
+    labels = {label for _, label in train}
+    assert max(labels) <= 99 and len(labels) > 20      # fine labels, not the 20 coarse
+    assert train[0][0].shape == (3072,) and 0 <= train[0][0].min() <= train[0][0].max() <= 1

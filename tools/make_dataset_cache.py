@@ -1,7 +1,7 @@
 """Fill Paddle's dataset cache with small generated files in the real formats, so that
-Paddle's own tests that read paddle.dataset's MNIST, UCI housing, IMDB, CIFAR-10, imikolov
-(PTB), WMT14, WMT16, MovieLens, CoNLL-2005 and VOC2012 run on a machine without a network (refimpl downloads nothing:
-specs/dataset.md).
+Paddle's own tests that read paddle.dataset's MNIST, UCI housing, IMDB, CIFAR-10 / 100,
+imikolov (PTB), WMT14, WMT16, MovieLens, CoNLL-2005 and VOC2012 run on a machine without a
+network (refimpl downloads nothing: specs/dataset.md).
 
     python tools/make_dataset_cache.py [--home DIR] [--force]
 
@@ -286,6 +286,22 @@ def cifar(rng):
     return {"cifar/cifar-10-python.tar.gz": _tar_gz(members)}
 
 
+def cifar100(rng):
+    """cifar-100-python.tar.gz: cifar-100-python/train and /test, each a pickled dict of
+    b'data' [n, 3072] uint8, b'fine_labels' (0..99) and b'coarse_labels' (0..19), and
+    cifar-100-python/meta, the label names."""
+    members = {}
+    for name in ("train", "test"):
+        fine = [int(v) for v in rng.randint(0, 100, CIFAR_BATCH)]
+        batch = {b"data": rng.randint(0, 256, (CIFAR_BATCH, 3072)).astype(np.uint8),
+                 b"fine_labels": fine, b"coarse_labels": [v // 5 for v in fine]}
+        members["cifar-100-python/" + name] = pickle.dumps(batch, protocol=2)
+    members["cifar-100-python/meta"] = pickle.dumps(
+        {b"fine_label_names": ["f%02d" % k for k in range(100)],
+         b"coarse_label_names": ["c%02d" % k for k in range(20)]}, protocol=2)
+    return {"cifar/cifar-100-python.tar.gz": _tar_gz(members)}
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--home", default=os.path.expanduser("~/.cache/paddle/dataset"))
@@ -293,7 +309,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     rng = np.random.RandomState(0)
     for make in (mnist, uci_housing, imdb, cifar, imikolov, wmt14, movielens, conll05, wmt16,
-                 voc2012):
+                 voc2012, cifar100):
         for name, data in make(rng).items():
             _write(os.path.join(args.home, name), data, args.force)
 
