@@ -154,3 +154,69 @@ def test_wmt14_and_wmt16(dataset_home):
     assert list(dataset.wmt16.test(5, 5)()) == [([0, 3, 2, 1], [0, 3], [3, 1])]
     assert dataset.wmt16.get_dict("en", 5) == {"<s>": 0, "<e>": 1, "<unk>": 2, "a": 3, "b": 4}
     assert os.path.isfile(dataset_home / "wmt16" / "de_5.dict")
+
+
+def _png(rgb):
+    """The lossless PNG bytes of the RGB uint8 image `rgb`."""
+    from PIL import Image
+    buf = io.BytesIO()
+    Image.fromarray(rgb).save(buf, "PNG")
+    return buf.getvalue()
+
+
+def test_image_decodes_to_bgr_and_gray():
+    pytest.importorskip("cv2")
+    rgb = np.zeros((4, 6, 3), np.uint8)
+    rgb[..., 0], rgb[..., 2] = 200, 50                   # red 200, blue 50
+    im = dataset.image.load_image_bytes(_png(rgb))
+    assert im.shape == (4, 6, 3) and (im[0, 0] == [50, 0, 200]).all()     # BGR
+    gray = dataset.image.load_image_bytes(_png(rgb), is_color=False)
+    assert gray.shape == (4, 6) and abs(int(gray[0, 0]) - (0.299 * 200 + 0.114 * 50)) <= 1
+    assert dataset.image.load_image("/nonexistent.png") is None
+
+
+def test_image_resize_short_keeps_the_aspect_rounded_down():
+    pytest.importorskip("cv2")
+    assert dataset.image.resize_short(np.zeros((600, 800, 3), np.uint8), 256).shape == \
+        (256, 341, 3)                                    # 256 * 800 // 600
+    assert dataset.image.resize_short(np.zeros((50, 20), np.uint8), 8).shape == (20, 8)
+
+
+def test_image_crops_flips_and_transposes():
+    im = np.arange(5 * 6 * 3).reshape(5, 6, 3)
+    assert (dataset.image.center_crop(im, 2) == im[1:3, 2:4]).all()     # (5-2)//2, (6-2)//2
+    gray = im[..., 0]
+    assert (dataset.image.center_crop(gray, 3, is_color=False) == gray[1:4, 1:4]).all()
+    np.random.seed(5)
+    top, left = np.random.randint(0, 4), np.random.randint(0, 5)
+    np.random.seed(5)
+    assert (dataset.image.random_crop(im, 2) == im[top:top + 2, left:left + 2]).all()
+    assert (dataset.image.left_right_flip(im) == im[:, ::-1]).all()
+    assert (dataset.image.left_right_flip(gray, is_color=False) == gray[:, ::-1]).all()
+    assert dataset.image.to_chw(im).shape == (3, 5, 6)
+    with pytest.raises(ValueError, match="to_chw: the image has 2 axes"):
+        dataset.image.to_chw(gray)
+
+
+def test_image_simple_transform_centre_crops_and_subtracts_the_mean():
+    pytest.importorskip("cv2")
+    im = np.full((8, 8, 3), 10, np.uint8)
+    im[..., 1] = 20
+    out = dataset.image.simple_transform(im, 8, 4, is_train=False, mean=[1, 2, 3])
+    assert out.dtype == np.float32 and out.shape == (3, 4, 4)
+    assert (out[0] == 9).all() and (out[1] == 18).all() and (out[2] == 7).all()
+    with pytest.raises(ValueError, match="element-wise mean"):
+        dataset.image.simple_transform(im, 8, 4, False, mean=np.zeros((3, 8, 8)))
+
+
+def test_image_batch_images_from_tar(tmp_path):
+    images = {"a/%d.jpg" % i: b"img%d" % i for i in range(5)}
+    path = tmp_path / "images.tar"
+    path.write_bytes(tar_archive(dict(images, **{"a/skip.txt": b"x"}), mode="w"))
+    meta = dataset.image.batch_images_from_tar(
+        str(path), "train", {name: i for i, name in enumerate(images)}, num_per_batch=2)
+    assert meta == str(path) + "_batch/train.txt"
+    batches = [pickle.load(open(line.strip(), "rb")) for line in open(meta)]
+    assert [b["label"] for b in batches] == [[0, 1], [2, 3], [4]]
+    assert batches[2]["data"] == [b"img4"]
+    assert dataset.image.batch_images_from_tar(str(path), "train", {}) == meta   # kept

@@ -21,9 +21,8 @@ def tool():
 
 
 def _write(tool, home, make):
-    module, files = make(np.random.RandomState(0))
-    for name, data in files.items():
-        tool._write(os.path.join(str(home), module, name), data, False)
+    for name, data in make(np.random.RandomState(0)).items():
+        tool._write(os.path.join(str(home), name), data, False)
 
 
 @pytest.mark.filterwarnings("ignore:paddle.dataset")
@@ -60,6 +59,8 @@ def test_imikolov_words_follow_from_the_ones_before(tool, dataset_home):
             assert nexts.setdefault(gram[:4], gram[4]) == gram[4]
             grams += 1
     assert grams > len(nexts) > 0
+    from refimpl.text.datasets import Imikolov          # 2.0's test split: ptb.test.txt
+    assert len(Imikolov(mode="test", data_type="SEQ", window_size=-1)) == 100
 
 
 @pytest.mark.filterwarnings("ignore:paddle.dataset")
@@ -100,3 +101,55 @@ def test_conll05_roles_follow_the_verb(tool, dataset_home):
         v = tags.index("B-V")
         assert tags[0] == "B-A0" and set(tags[1:v]) <= {"I-A0"}
         assert tags[v + 1] == "B-A1" and set(tags[v + 2:]) <= {"I-A1"}
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset")
+def test_movielens_is_where_2_0s_text_datasets_look_too(tool, dataset_home):
+    from refimpl.text.datasets import Movielens
+    _write(tool, dataset_home, tool.movielens)
+    assert (dataset_home / "sentiment" / "movielens%2Fml-1m.zip").read_bytes() == \
+        (dataset_home / "movielens" / "movielens%2Fml-1m.zip").read_bytes()
+    train, test = Movielens(mode="train"), Movielens(mode="test")
+    assert len(train) + len(test) == tool.MOVIELENS_RATINGS and len(train[0]) == 8
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset")
+def test_wmt16_german_is_the_english_word_for_word(tool, dataset_home):
+    from refimpl.text.datasets import WMT16
+    _write(tool, dataset_home, tool.wmt16)
+    size = tool.WMT16_WORDS + 3      # all: get_dict reads a dictionary of that many words
+    samples = list(dataset.wmt16.train(size, size, src_lang="en")())
+    assert len(samples) == tool.WMT16_PAIRS["train"]
+    en = dataset.wmt16.get_dict("en", size, reverse=True)
+    de = dataset.wmt16.get_dict("de", size, reverse=True)
+    assert len(en) == len(de) == size and en[0] == "<s>" and de[2] == "<unk>"
+    for src, trg, trg_next in samples:
+        assert [en[i][1:] for i in src[1:-1]] == [de[i][1:] for i in trg[1:]]
+        assert trg[1:] == trg_next[:-1]
+    sizes = {mode: len(WMT16(mode=mode, src_dict_size=50, trg_dict_size=50))
+             for mode in ("train", "test", "val")}
+    assert sizes == tool.WMT16_PAIRS
+
+
+def test_voc2012_labels_mark_the_coloured_block(tool, dataset_home):
+    from refimpl.vision.datasets import VOC2012
+    _write(tool, dataset_home, tool.voc2012)
+    path = str(dataset_home / "voc2012" / "VOCtrainval_11-May-2012.tar")
+    sizes = {mode: len(VOC2012(path, mode=mode)) for mode in ("train", "test", "valid")}
+    assert sizes == {"train": 3, "test": 2, "valid": 1}       # Paddle's voc2012_stub
+    for image, label in VOC2012(path, mode="train", backend="cv2"):
+        assert image.shape == tool.VOC_SIZE + (3,) and label.shape == tool.VOC_SIZE
+        classes = set(np.unique(label)) - {0, 255}
+        assert len(classes) == 1                      # one object, outlined by 255
+        inside, outside = image[label == classes.pop()], image[label == 0]
+        assert np.abs(inside.mean(0) - outside.mean(0)).max() > 10
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset")
+def test_cifar100_reads_its_fine_labels(tool, dataset_home):
+    _write(tool, dataset_home, tool.cifar100)
+    train, test = list(dataset.cifar.train100()()), list(dataset.cifar.test100()())
+    assert len(train) == len(test) == tool.CIFAR_BATCH
+    labels = {label for _, label in train}
+    assert max(labels) <= 99 and len(labels) > 20      # fine labels, not the 20 coarse
+    assert train[0][0].shape == (3072,) and 0 <= train[0][0].min() <= train[0][0].max() <= 1
