@@ -599,24 +599,42 @@ def use(version):
         _current = old
 
 
+# The switches whose profile-3 value is Paddle 3.3.1's behaviour under PIR: with
+# FLAGS_enable_pir_api off, 3.3.1's legacy IR behaves as 2.0 in each (measured), so a
+# switch of these answers 2.0's value then. refimpl builds one IR; only these follow the
+# flag.
+PIR_FLAG_SWITCHES = frozenset({"static_float_attrs", "static_sparse_gradients",
+                               "while_loop_in_place", "while_grad_keeps_unread_out_grads",
+                               "eager_init_program_seed"})
+
+
 def switch(name):
     """The value of behaviour `name` under the current profile."""
+    return switch_for(name, _current)
+
+
+def switch_for(name, profile):
+    """The value of behaviour `name` under `profile` (and FLAGS_enable_pir_api: see
+    PIR_FLAG_SWITCHES)."""
+    if profile == "3" and not _pir_programs and name in PIR_FLAG_SWITCHES:
+        profile = "2.0"
     try:
-        return SWITCHES[name][_current]
+        return SWITCHES[name][profile]
     except KeyError:
         raise KeyError("no version switch %r; the switches are %s"
                        % (name, sorted(SWITCHES))) from None
 
 
-_pir_programs = [True]     # FLAGS_enable_pir_api (fluid/flags.py sets it)
+_pir_programs = True     # FLAGS_enable_pir_api (fluid/flags.py sets it)
 
 
 def set_pir_programs(on):
-    _pir_programs[0] = bool(on)
+    global _pir_programs
+    _pir_programs = bool(on)
 
 
 def pir_programs():
     """Whether FLAGS_enable_pir_api is on (Paddle 3's PIR programs; refimpl builds one IR,
-    but a few behaviours of 3.3.1 follow the flag: the switches static_sparse_gradients,
-    eager_init_program_seed, static_float_attrs)."""
-    return _pir_programs[0]
+    but the switches of PIR_FLAG_SWITCHES, and full_like's legacy dtype check, follow the
+    flag)."""
+    return _pir_programs

@@ -102,9 +102,8 @@ class Initializer:
         # Paddle 1.8 and 2.0: the main program's seed (their dynamic parameters are made
         # in the main program's block); 3: the generator, but the main program's seed
         # while FLAGS_enable_pir_api is off (3.3.1's legacy IR, measured) -- switch
-        # eager_init_program_seed
-        main_seed = (versions.switch("eager_init_program_seed") == "main"
-                     or not versions.pir_programs())
+        # eager_init_program_seed, one of versions.PIR_FLAG_SWITCHES
+        main_seed = versions.switch("eager_init_program_seed") == "main"
         attrs = self._op_attrs(var, default_main_program().random_seed if main_seed else 0)
         out = mode.eager.Tensor._placeholder()
         mode.eager.run_op(self.op_type, None, {"Out": [out]}, attrs)

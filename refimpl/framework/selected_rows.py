@@ -74,5 +74,4 @@ def static_sparse_gradients():
     """Whether a static program keeps an is_sparse embedding's gradient as a SelectedRows:
     yes, but under Paddle 3 while FLAGS_enable_pir_api is on, whose PIR embedding_grad
     ignores `sparse` (the switch static_sparse_gradients)."""
-    return versions.switch("static_sparse_gradients") == "selected_rows" or \
-        not versions.pir_programs()
+    return versions.switch("static_sparse_gradients") == "selected_rows"

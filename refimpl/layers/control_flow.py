@@ -257,7 +257,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     # assigned to it after the loop: the outer while_grad's replay recomputes the body's
     # later ops from the loop's result, a name of the body whose steps it keeps.
     # (3.3.1 loops in place too while FLAGS_enable_pir_api is off, its legacy IR: measured)
-    in_place = versions.switch("while_loop_in_place") or not versions.pir_programs()
+    in_place = versions.switch("while_loop_in_place")
     if in_place:
         for v in {v.name: v for v in given if v.type != "LOD_TENSOR_ARRAY"}.values():
             _keep_pre_loop_value(v)

@@ -290,8 +290,7 @@ class WhileGrad(_SubBlockGrad):
         carried = set(outs)
         # (and 3.x's legacy while_grad, FLAGS_enable_pir_api off: the revision's
         # test_while_loop_op expects it)
-        if versions.switch("while_grad_keeps_unread_out_grads") or \
-                not versions.pir_programs():
+        if versions.switch("while_grad_keeps_unread_out_grads"):
             extended = carried
         else:
             # the body writes elements of a tensor array it does not read: the others keep

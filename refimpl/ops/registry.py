@@ -735,12 +735,13 @@ def float32_attrs(op_def, eager=False, profile=None):
     op's), in dynamic mode under switch eager_float_attrs "api" less the op's
     eager_double_attrs, in a program under switch static_float_attrs "pir" while
     FLAGS_enable_pir_api is on (when the program is bound) less its pir_double_attrs."""
-    return _float32_attrs(op_def.type, eager, profile or versions.current(),
-                          not eager and versions.pir_programs())
+    profile = profile or versions.current()
+    return _float32_attrs(op_def.type, eager, profile,
+                          None if eager else versions.switch_for("static_float_attrs", profile))
 
 
 @functools.lru_cache(maxsize=None)
-def _float32_attrs(op_type, eager, profile, pir):
+def _float32_attrs(op_type, eager, profile, static_rule):
     from ..framework.paddle_formats.program_desc import declared_attr_types
     op_def = get_op_def(op_type)
     while getattr(op_def, "fwd", None) is not None:     # grad ops copy the forward's attrs
@@ -750,8 +751,7 @@ def _float32_attrs(op_type, eager, profile, pir):
         kept = op_def.eager_double_attrs \
             if versions.SWITCHES["eager_float_attrs"][profile] == "api" else ()
     else:
-        kept = op_def.pir_double_attrs \
-            if pir and versions.SWITCHES["static_float_attrs"][profile] == "pir" else ()
+        kept = op_def.pir_double_attrs if static_rule == "pir" else ()
     return tuple(name for name in op_def.attrs
                  if (declared.get(name) == "FLOAT" or name in op_def.float_attrs)
                  and name not in kept)
