@@ -467,11 +467,6 @@ SWITCHES = {
     # (3.3.1's legacy program cannot be built to measure; 2.0 taken as 3)
     "global_norm_clip_ops": {"1.8": "square_reduce_sum", "2.0": "squared_l2_norm",
                              "3": "squared_l2_norm"},
-    # ClipGradByGlobalNorm's sum of the squared norms: one sum in the first gradient's dtype
-    # (1.8.5, 2.0: their source), or one sum per dtype cast to float32 (float64 when some
-    # norm is neither float16 nor float32) and the factor cast back for float16 gradients
-    # (3.3.1's source; its legacy program cannot be built to measure, the early-2024
-    # test_gradient_clip asserts the casts)
     # what Layer.register_buffer's TypeError calls the buffer a non-Tensor value should be:
     # 2.0's message "The registered buffer should be a core.VarBase", 3.3.1's "... should
     # be a Paddle.Tensor" (each version's test_base_layer matches its words)
@@ -487,6 +482,11 @@ SWITCHES = {
     # (measured, PIR: its legacy cond cannot be built); 2.0 (source) and 1.8 raise the
     # structure mismatch ("Incompatible return values of true_fn and false_fn in cond")
     "cond_output_count_error": {"1.8": False, "2.0": False, "3": True},
+    # ClipGradByGlobalNorm's sum of the squared norms: one sum in the first gradient's dtype
+    # (1.8.5, 2.0: their source), or one sum per dtype cast to float32 (float64 when some
+    # norm is neither float16 nor float32) and the factor cast back for float16 gradients
+    # (3.3.1's source; its legacy program cannot be built to measure, the early-2024
+    # test_gradient_clip asserts the casts)
     "global_norm_clip_dtypes": {"1.8": "one_sum", "2.0": "one_sum", "3": "by_dtype"},
     # a to_static call renames each eager tensor it is given to the program's input
     # variable (1.8.5's and 2.0's PartialProgramLayer._prepare, read in their source), so a

@@ -131,7 +131,7 @@ if tracer is not None and hasattr(tracer, "_get_kernel_signature"):
         if proto.type not in filled or proto.type not in @KERNEL_OPS@:
             continue
         try:
-            required = tracer._get_kernel_signature(
+            with_required = tracer._get_kernel_signature(
                 proto.type, {s.name: one() for s in proto.inputs if not s.dispensable},
                 {s.name: one() for s in proto.outputs}, filled[proto.type])
             every = tracer._get_kernel_signature(
@@ -141,7 +141,8 @@ if tracer is not None and hasattr(tracer, "_get_kernel_signature"):
             continue
         # the kernel's tensor inputs, optional ones included (the desc with every slot
         # filled), and its attributes as attributes (the one with only the required)
-        signatures[proto.type] = [list(every[0]), list(required[1]), list(required[2])]
+        signatures[proto.type] = [list(every[0]), list(with_required[1]),
+                                  list(with_required[2])]
 versions = core.get_op_version_map() if hasattr(core, "get_op_version_map") else {}
 print(json.dumps({"version": paddle.__version__, "attr_types": protos,
                   "attr_defaults": defaults, "proto_inputs": inputs, "grad_makers": makers,

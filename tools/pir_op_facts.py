@@ -166,18 +166,10 @@ def recurrent_ops_program(paddle):
     return main, [x, seq], fetches, startup
 
 
-def _walk(ops):
-    """The ops of a list and of the regions they hold."""
-    for op in ops:
-        yield op
-        for region in op.get("regions", []):
-            for block in region["blocks"]:
-                yield from _walk(block["ops"])
-
-
 def facts_of(doc, facts):
     """Add the ops of a PIR json doc to facts (the first use of each op gives its facts)."""
-    for op in _walk(doc["program"]["regions"][0]["blocks"][0]["ops"]):
+    from refimpl.framework.paddle_formats.pir_program import _all_ops
+    for op in _all_ops(doc["program"]["regions"][0]["blocks"][0]["ops"]):
         name = op["#"]
         if name == "p" or "regions" in op or name.startswith("2."):
             continue         # parameters; if / while / yield: the writer's own form

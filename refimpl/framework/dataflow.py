@@ -49,12 +49,13 @@ def append_conditional_block(parent, block, conditions, is_scalar_condition=True
                                 "is_scalar_condition": is_scalar_condition})
 
 
-def append_while(parent, block, condition, is_test):
+def append_while(parent, block, condition, is_test, steps_name=None):
     """A while op in `parent` running `block` while the bool `condition` (a name) holds, its
-    slots the outside names the block reads and writes, and its step scopes (unnamed, as
-    Paddle's While makes them: _generated_var_N)."""
+    slots the outside names the block reads and writes, and its step scopes (`steps_name`,
+    else unnamed, as Paddle's While makes them: _generated_var_N)."""
     reads, writes = block_io(block)
-    steps = parent.create_var(type="STEP_SCOPES", dtype=None, stop_gradient=True)
+    steps = parent.create_var(name=steps_name, type="STEP_SCOPES", dtype=None,
+                              stop_gradient=True)
     return parent.append_op(type="while", inputs={"X": reads, "Condition": [condition]},
                             outputs={"Out": writes, "StepScopes": [steps]},
                             attrs={"sub_block": block.idx, "is_test": is_test})

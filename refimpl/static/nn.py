@@ -14,9 +14,13 @@ _FLUID_LAYERS = ("bilinear_tensor_product", "case", "conv2d_transpose", "conv3d"
 _CONTROL_FLOW = ("Assert", "Print", "While", "case", "cond", "switch_case", "while_loop")
 
 
+def _taken(module, names):
+    return {name: getattr(module, name) for name in names}
+
+
 def _from_fluid_layers(names):
     from ..fluid import layers
-    return {name: getattr(layers, name) for name in names}
+    return _taken(layers, names)
 
 
 globals().update(_from_fluid_layers(_FLUID_LAYERS))
@@ -34,7 +38,7 @@ _CONTROL_FLOW_ONLY = ("ConditionalBlock", "select_input", "select_output")
 
 def _from_fluid_control_flow(names):
     from ..fluid.layers import control_flow
-    return {name: getattr(control_flow, name) for name in names}
+    return _taken(control_flow, names)
 
 
 globals().update(group(__name__, {**_from_fluid_layers(_CONTROL_FLOW + _SEQUENCE_LOD),

@@ -530,7 +530,9 @@ class _Translator:
                         [condition] + results, where)
         block, yielded = self.region(regions[0], "%s region 0" % where, results)
         self.assign_all(block, yielded, [condition] + results, where)
-        append_while(self.block, block, condition, is_test=True)
+        # its step scopes named from the condition: a program read draws no unique name
+        append_while(self.block, block, condition, is_test=True,
+                     steps_name=condition + "_steps")
 
     def assign_all(self, block, sources, targets, where):
         """assign ops in `block`: targets[i] = sources[i], all sources read before any
