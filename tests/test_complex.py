@@ -35,6 +35,13 @@ def _loss_np(z):
 
 
 def _run(case, dtype):
+    # a static paddle.mean of a complex x: Paddle 3 builds it, 2.0 checks for float32 /
+    # float64 (switch mean_dtypes)
+    with versions.use("3" if case == "mean" else versions.current()):
+        return _run_as_built(case, dtype)
+
+
+def _run_as_built(case, dtype):
     build, _ = CASES[case]
     main, startup = Program(), Program()
     with program_guard(main, startup):
