@@ -193,3 +193,49 @@ def test_every_signature_binds_and_names_a_registered_op():
         assert list(inspect.signature(function).parameters)[0] in (
             "x", "input", "label", "condition", "shape")
     assert "matmul" in dir(_C_ops)
+
+
+def test_losses_metrics_convs_and_pools_match_paddle_3(xy):
+    # the signatures added for Paddle 3's OpTest files; values recorded on 3.3.1
+    x, y = xy
+    p = paddle.to_tensor(np.array([[0.2, 0.7, 0.9], [0.4, 0.5, 0.1]], "float32"))
+    label = paddle.to_tensor(np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]], "float32"))
+    _close(_C_ops.bce_loss(p, label), [[0.22314, 0.35667, 0.10536], [0.91629, 0.69315, 0.10536]])
+    _close(_C_ops.huber_loss(x, y, 1.0), [[0.125, 2.5, 4.5], [2.0, 3.75, 0.125]])  # no residual
+    _close(_C_ops.sigmoid_cross_entropy_with_logits(x, label, None, True, -100),
+           [[0.16235, 0.21888, 0.02115], [0.0081, 0.09599, 0.28357]])
+    with pytest.raises(ValueError, match="pos_weight"):
+        _C_ops.sigmoid_cross_entropy_with_logits(x, label, p, True, -100)
+    _close(_C_ops.squared_l2_norm(x), [16.5625])
+    accuracy, correct, total = _C_ops.accuracy(
+        paddle.to_tensor(np.array([[0.9, 0.5], [0.8, 0.1], [0.7, 0.6]], "float32")),
+        paddle.to_tensor(np.array([[2, 0], [1, 3], [0, 2]], "int64")),
+        paddle.to_tensor(np.array([[0], [2], [2]], "int64")))
+    _close(accuracy, 2 / 3)
+    _close(correct, 2, "int32")
+    _close(total, 3, "int32")
+    img = paddle.to_tensor(np.arange(32, dtype="float32").reshape(1, 2, 4, 4) / 10 - 1.0)
+    expected = img.numpy().copy()
+    expected[0, 0][expected[0, 0] < 0] *= 0.1
+    _close(_C_ops.prelu(img, paddle.to_tensor(np.array([0.1, 0.5], "float32")), "NCHW",
+                        "channel"), expected)
+    shifted = _C_ops.temporal_shift(
+        paddle.to_tensor(np.arange(16, dtype="float32").reshape(4, 4, 1, 1)), 2, 0.25, "NCHW")
+    _close(shifted.reshape([4, 4]), [[0, 5, 2, 3], [0, 0, 6, 7], [0, 13, 10, 11],
+                                     [8, 0, 14, 15]])
+    # depthwise_conv2d / conv3d: groups before dilations
+    _close(_C_ops.depthwise_conv2d(img, paddle.ones([2, 1, 2, 2]), [2, 2], [0, 0], "EXPLICIT",
+                                   2, [1, 1], "NCHW"),
+           [[[[-3.0, -2.2], [0.2, 1.0]], [[3.4, 4.2], [6.6, 7.4]]]])
+    vol = paddle.to_tensor(np.arange(16, dtype="float32").reshape(1, 2, 2, 2, 2) / 10)
+    _close(_C_ops.conv3d(vol, paddle.ones([1, 2, 2, 2, 2]), [1, 1, 1], [0, 0, 0], "EXPLICIT",
+                         1, [1, 1, 1], "NCDHW"), [[[[[12.0]]]]])
+    _close(_C_ops.conv2d_transpose(paddle.to_tensor([[[[1.0, 2.0]]]]),
+                                   paddle.to_tensor([[[[1.0, -1.0]]]]), [1, 2], [0, 0], [], [],
+                                   "EXPLICIT", 1, [1, 1], "NCHW"), [[[[1.0, -1.0, 2.0, -2.0]]]])
+    _close(_C_ops.conv3d_transpose(paddle.to_tensor([[[[[1.0, 2.0]]]]]),
+                                   paddle.to_tensor([[[[[1.0, -1.0]]]]]), [1, 1, 1], [0, 0, 0],
+                                   [], [], "EXPLICIT", 1, [1, 1, 1], "NCDHW"),
+           [[[[[1.0, 1.0, -2.0]]]]])
+    _close(_C_ops.pool3d(vol, [2, 2, 2], [1, 1, 1], [0, 0, 0], False, True, "NCDHW", "max",
+                         False, False, "EXPLICIT"), [[[[[0.7]]], [[[1.5]]]]])

@@ -198,6 +198,31 @@ SIGNATURES = {
                "Output"),
     "pool2d": ("pool2d", "x:X kernel_size:ksize strides paddings ceil_mode exclusive "
                "data_format pooling_type global_pooling adaptive padding_algorithm", "Out"),
+    "pool3d": ("pool3d", "x:X kernel_size:ksize strides paddings ceil_mode exclusive "
+               "data_format pooling_type global_pooling adaptive padding_algorithm", "Out"),
+    # (depthwise_conv2d and conv3d take groups before dilations, conv2d after)
+    "depthwise_conv2d": ("depthwise_conv2d", "input:Input filter:Filter strides=[1,1] "
+                         "paddings=[0,0] padding_algorithm=EXPLICIT groups=1 "
+                         "dilations=[1,1] data_format=NCHW", "Output"),
+    "conv3d": ("conv3d", "input:Input filter:Filter strides=[1,1,1] paddings=[0,0,0] "
+               "padding_algorithm=EXPLICIT groups=1 dilations=[1,1,1] data_format=NCDHW",
+               "Output"),
+    **{name: (name, "x:Input filter:Filter strides=%s paddings=%s output_padding=[] "
+              "output_size=[] padding_algorithm=EXPLICIT groups=1 dilations=%s "
+              "data_format=NCHW" % (ones, zeros, ones), "Output")
+       for name, ones, zeros in (("conv2d_transpose", "[1,1]", "[0,0]"),
+                                 ("conv3d_transpose", "[1,1,1]", "[0,0,0]"))},
+    "prelu": ("prelu", "x:X alpha:Alpha data_format=NCHW mode=all", "Out"),
+    "temporal_shift": ("temporal_shift", "x:X seg_num shift_ratio=0.25 data_format=NCHW",
+                       "Out"),
+    # losses and metrics
+    "bce_loss": ("bce_loss", "input:X label:Label", "Out"),
+    "huber_loss": ("huber_loss", "input:X label:Y delta", "Out"),   # (no residual)
+    "sigmoid_cross_entropy_with_logits": (
+        "sigmoid_cross_entropy_with_logits", "x:X label:Label pos_weight:!=None "
+        "normalize=False ignore_index=-100", "Out"),
+    "squared_l2_norm": ("squared_l2_norm", "x:X", "Out"),
+    "accuracy": ("accuracy", "x:Out indices:Indices label:Label", "Accuracy Correct Total"),
 }
 
 _DTYPE_ATTRS = ("dtype", "out_dtype")
@@ -247,7 +272,7 @@ class _Signature:
             value = bound.arguments[arg]
             if target == "!":
                 default = self.signature.parameters[arg].default
-                if value != default:
+                if isinstance(value, Variable) or value != default:   # (a tensor given)
                     raise ValueError("_C_ops.%s(): %s=%r is not implemented in refimpl (only "
                                      "%r)" % (self.name, arg, value, default))
                 continue
