@@ -161,6 +161,11 @@ SWITCHES = {
     # measured: leaky_relu's alpha, softplus, group_norm's epsilon, pad3d's value, full's
     # value exact; scale, clip, pow, pad, full_like rounded, their Scalars float32 tensors)
     "static_float_attrs": {"1.8": "legacy", "2.0": "legacy", "3": "pir"},
+    # paddle._C_ops given static Variables in static mode: refused (2.0 has no _C_ops, its
+    # core.ops run eagerly only; 3.3.1 with FLAGS_enable_pir_api off: its legacy IR refuses
+    # them), or, under 3 while FLAGS_enable_pir_api is on, the op built into the program
+    # (3.3.1's _C_ops build PIR ops; Paddle 3's op tests call them under IrGuard)
+    "c_ops_static": {"1.8": None, "2.0": None, "3": "pir"},
     # fill_constant initializers (Constant, create_global_var, an optimizer's learning rate
     # and accumulators) also set str_value, so a float64 one holds 0.1 exactly (3.3.1's
     # initializer, measured), or only the FLOAT value, float32(0.1) (1.8.5 measured, 2.0's

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import _C_ops, _legacy_C_ops, fluid
+from refimpl import _C_ops, _legacy_C_ops, fluid, pir_utils
 from refimpl.dygraph.op_functions import SIGNATURES
 
 X = np.array([[0.5, -1.0, 2.0], [3.0, -0.25, 1.5]], "float32")
@@ -177,11 +177,28 @@ def test_errors_name_the_function_and_argument(xy):
 def test_static_variables_are_refused():
     paddle.enable_static()
     try:
-        with paddle.static.program_guard(paddle.static.Program()):
+        with pir_utils.OldIrGuard(), paddle.static.program_guard(paddle.static.Program()):
             v = paddle.static.data("v", [2, 3], "float32")
             with pytest.raises(TypeError, match=r"elementwise_add: input X is the static "
                                r"Variable 'v'; Paddle's op functions run in dynamic mode"):
                 _C_ops.add(v, v)
+    finally:
+        paddle.disable_static()
+
+
+@pytest.mark.paddle("3")
+def test_op_functions_build_the_op_in_a_pir_program():
+    # 3.3.1 with FLAGS_enable_pir_api on (its default): _C_ops on static values build ops
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main):
+            x = paddle.static.data("x", [2, 3], "float32")
+            y = paddle.static.data("y", [2, 3], "float32")
+            out = _C_ops.huber_loss(x, y, 1.0)
+        assert [op.type for op in main.global_block().ops] == ["huber_loss"]
+        got, = paddle.static.Executor().run(main, feed={"x": X, "y": Y}, fetch_list=[out])
+        np.testing.assert_allclose(got, [[0.125, 2.5, 4.5], [2.0, 3.75, 0.125]])
     finally:
         paddle.disable_static()
 

@@ -13,7 +13,10 @@ Two calling conventions, one mechanism each:
 import ast
 import inspect
 
+from .. import versions
+from ..framework import mode
 from ..framework.dtypes import convert_dtype, get_dtype
+from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from ..ops.registry import get_op_def, is_duplicable, slot_name
 from .tensor import Tensor
@@ -80,15 +83,30 @@ def _run(op_def, inputs, attrs, lengths, returned):
     """Run `op_def` on `inputs` with `attrs`; `lengths`: the number of tensors of each
     duplicable output slot; returns the outputs of the slots `returned`, one alone, else a
     tuple (a duplicable slot's as a list)."""
-    for slot, value in inputs.items():
-        for t in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(t, Variable) and not isinstance(t, Tensor):
-                raise TypeError("%s: input %s is the static Variable %r; Paddle's op "
-                                "functions run in dynamic mode only"
-                                % (op_def.type, slot, t.name))
-    outputs = {slot: [Tensor(None, False) for _ in range(lengths.get(slot, 1))]
-               for slot in op_def.output_slots}
-    run_op(op_def.type, inputs, outputs, attrs)
+    static = [(slot, t) for slot, value in inputs.items()
+              for t in (value if isinstance(value, (list, tuple)) else (value,))
+              if isinstance(t, Variable) and not isinstance(t, Tensor)]
+    builds = versions.switch("c_ops_static") == "pir" and versions.pir_programs() \
+        and not mode.in_dynamic_mode()
+    if static and not builds:
+        slot, t = static[0]
+        raise TypeError("%s: input %s is the static Variable %r; Paddle's op functions "
+                        "run in dynamic mode only (and build PIR programs: "
+                        "FLAGS_enable_pir_api on, in static mode)" % (op_def.type, slot,
+                                                                       t.name))
+    if static:
+        # Paddle 3's op functions build the op into the PIR program (switch c_ops_static;
+        # pir_utils.IrGuard: here the current block of the one program IR)
+        helper = LayerHelper(op_def.type)
+        dtype = static[0][1].dtype
+        outputs = {slot: [helper.create_variable_for_type_inference(dtype)
+                          for _ in range(lengths.get(slot, 1))]
+                   for slot in op_def.output_slots}
+        helper.append_op(type=op_def.type, inputs=inputs, outputs=outputs, attrs=attrs)
+    else:
+        outputs = {slot: [Tensor(None, False) for _ in range(lengths.get(slot, 1))]
+                   for slot in op_def.output_slots}
+        run_op(op_def.type, inputs, outputs, attrs)
     results = tuple(outputs[slot] if slot in lengths else outputs[slot][0]
                     for slot in returned)
     return results[0] if len(results) == 1 else results
