@@ -166,6 +166,10 @@ SWITCHES = {
     # them), or, under 3 while FLAGS_enable_pir_api is on, the op built into the program
     # (3.3.1's _C_ops build PIR ops; Paddle 3's op tests call them under IrGuard)
     "c_ops_static": {"1.8": None, "2.0": None, "3": "pir"},
+    # Tensor.numpy(place): 3.3.1 takes a place (measured; Paddle 3's test_real_imag_op
+    # calls it), 1.8.5's VarBase.numpy() none (measured: TypeError "incompatible function
+    # arguments"), nor 2.0's (the same pybind method)
+    "tensor_numpy_place": {"1.8": False, "2.0": False, "3": True},
     # fill_constant initializers (Constant, create_global_var, an optimizer's learning rate
     # and accumulators) also set str_value, so a float64 one holds 0.1 exactly (3.3.1's
     # initializer, measured), or only the FLOAT value, float32(0.1) (1.8.5 measured, 2.0's
