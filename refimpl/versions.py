@@ -161,6 +161,15 @@ SWITCHES = {
     # measured: leaky_relu's alpha, softplus, group_norm's epsilon, pad3d's value, full's
     # value exact; scale, clip, pow, pad, full_like rounded, their Scalars float32 tensors)
     "static_float_attrs": {"1.8": "legacy", "2.0": "legacy", "3": "pir"},
+    # paddle._C_ops given static Variables in static mode: refused (2.0 has no _C_ops, its
+    # core.ops run eagerly only; 3.3.1 with FLAGS_enable_pir_api off: its legacy IR refuses
+    # them), or, under 3 while FLAGS_enable_pir_api is on, the op built into the program
+    # (3.3.1's _C_ops build PIR ops; Paddle 3's op tests call them under IrGuard)
+    "c_ops_static": {"1.8": None, "2.0": None, "3": "pir"},
+    # Tensor.numpy(place): 3.3.1 takes a place (measured; Paddle 3's test_real_imag_op
+    # calls it), 1.8.5's VarBase.numpy() none (measured: TypeError "incompatible function
+    # arguments"), nor 2.0's (the same pybind method)
+    "tensor_numpy_place": {"1.8": False, "2.0": False, "3": True},
     # fill_constant initializers (Constant, create_global_var, an optimizer's learning rate
     # and accumulators) also set str_value, so a float64 one holds 0.1 exactly (3.3.1's
     # initializer, measured), or only the FLOAT value, float32(0.1) (1.8.5 measured, 2.0's
@@ -605,7 +614,7 @@ def use(version):
 # flag.
 PIR_FLAG_SWITCHES = frozenset({"static_float_attrs", "static_sparse_gradients",
                                "while_loop_in_place", "while_grad_keeps_unread_out_grads",
-                               "eager_init_program_seed"})
+                               "eager_init_program_seed", "c_ops_static"})
 
 
 def switch(name):

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import _C_ops, _legacy_C_ops, fluid
+from refimpl import _C_ops, _legacy_C_ops, fluid, pir_utils
 from refimpl.dygraph.op_functions import SIGNATURES
 
 X = np.array([[0.5, -1.0, 2.0], [3.0, -0.25, 1.5]], "float32")
@@ -177,11 +177,28 @@ def test_errors_name_the_function_and_argument(xy):
 def test_static_variables_are_refused():
     paddle.enable_static()
     try:
-        with paddle.static.program_guard(paddle.static.Program()):
+        with pir_utils.OldIrGuard(), paddle.static.program_guard(paddle.static.Program()):
             v = paddle.static.data("v", [2, 3], "float32")
             with pytest.raises(TypeError, match=r"elementwise_add: input X is the static "
                                r"Variable 'v'; Paddle's op functions run in dynamic mode"):
                 _C_ops.add(v, v)
+    finally:
+        paddle.disable_static()
+
+
+@pytest.mark.paddle("3")
+def test_op_functions_build_the_op_in_a_pir_program():
+    # 3.3.1 with FLAGS_enable_pir_api on (its default): _C_ops on static values build ops
+    paddle.enable_static()
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main):
+            x = paddle.static.data("x", [2, 3], "float32")
+            y = paddle.static.data("y", [2, 3], "float32")
+            out = _C_ops.huber_loss(x, y, 1.0)
+        assert [op.type for op in main.global_block().ops] == ["huber_loss"]
+        got, = paddle.static.Executor().run(main, feed={"x": X, "y": Y}, fetch_list=[out])
+        np.testing.assert_allclose(got, [[0.125, 2.5, 4.5], [2.0, 3.75, 0.125]])
     finally:
         paddle.disable_static()
 
@@ -193,3 +210,49 @@ def test_every_signature_binds_and_names_a_registered_op():
         assert list(inspect.signature(function).parameters)[0] in (
             "x", "input", "label", "condition", "shape")
     assert "matmul" in dir(_C_ops)
+
+
+def test_losses_metrics_convs_and_pools_match_paddle_3(xy):
+    # the signatures added for Paddle 3's OpTest files; values recorded on 3.3.1
+    x, y = xy
+    p = paddle.to_tensor(np.array([[0.2, 0.7, 0.9], [0.4, 0.5, 0.1]], "float32"))
+    label = paddle.to_tensor(np.array([[0.0, 1.0, 1.0], [1.0, 0.0, 0.0]], "float32"))
+    _close(_C_ops.bce_loss(p, label), [[0.22314, 0.35667, 0.10536], [0.91629, 0.69315, 0.10536]])
+    _close(_C_ops.huber_loss(x, y, 1.0), [[0.125, 2.5, 4.5], [2.0, 3.75, 0.125]])  # no residual
+    _close(_C_ops.sigmoid_cross_entropy_with_logits(x, label, None, True, -100),
+           [[0.16235, 0.21888, 0.02115], [0.0081, 0.09599, 0.28357]])
+    with pytest.raises(ValueError, match="pos_weight"):
+        _C_ops.sigmoid_cross_entropy_with_logits(x, label, p, True, -100)
+    _close(_C_ops.squared_l2_norm(x), [16.5625])
+    accuracy, correct, total = _C_ops.accuracy(
+        paddle.to_tensor(np.array([[0.9, 0.5], [0.8, 0.1], [0.7, 0.6]], "float32")),
+        paddle.to_tensor(np.array([[2, 0], [1, 3], [0, 2]], "int64")),
+        paddle.to_tensor(np.array([[0], [2], [2]], "int64")))
+    _close(accuracy, 2 / 3)
+    _close(correct, 2, "int32")
+    _close(total, 3, "int32")
+    img = paddle.to_tensor(np.arange(32, dtype="float32").reshape(1, 2, 4, 4) / 10 - 1.0)
+    expected = img.numpy().copy()
+    expected[0, 0][expected[0, 0] < 0] *= 0.1
+    _close(_C_ops.prelu(img, paddle.to_tensor(np.array([0.1, 0.5], "float32")), "NCHW",
+                        "channel"), expected)
+    shifted = _C_ops.temporal_shift(
+        paddle.to_tensor(np.arange(16, dtype="float32").reshape(4, 4, 1, 1)), 2, 0.25, "NCHW")
+    _close(shifted.reshape([4, 4]), [[0, 5, 2, 3], [0, 0, 6, 7], [0, 13, 10, 11],
+                                     [8, 0, 14, 15]])
+    # depthwise_conv2d / conv3d: groups before dilations
+    _close(_C_ops.depthwise_conv2d(img, paddle.ones([2, 1, 2, 2]), [2, 2], [0, 0], "EXPLICIT",
+                                   2, [1, 1], "NCHW"),
+           [[[[-3.0, -2.2], [0.2, 1.0]], [[3.4, 4.2], [6.6, 7.4]]]])
+    vol = paddle.to_tensor(np.arange(16, dtype="float32").reshape(1, 2, 2, 2, 2) / 10)
+    _close(_C_ops.conv3d(vol, paddle.ones([1, 2, 2, 2, 2]), [1, 1, 1], [0, 0, 0], "EXPLICIT",
+                         1, [1, 1, 1], "NCDHW"), [[[[[12.0]]]]])
+    _close(_C_ops.conv2d_transpose(paddle.to_tensor([[[[1.0, 2.0]]]]),
+                                   paddle.to_tensor([[[[1.0, -1.0]]]]), [1, 2], [0, 0], [], [],
+                                   "EXPLICIT", 1, [1, 1], "NCHW"), [[[[1.0, -1.0, 2.0, -2.0]]]])
+    _close(_C_ops.conv3d_transpose(paddle.to_tensor([[[[[1.0, 2.0]]]]]),
+                                   paddle.to_tensor([[[[[1.0, -1.0]]]]]), [1, 1, 1], [0, 0, 0],
+                                   [], [], "EXPLICIT", 1, [1, 1, 1], "NCDHW"),
+           [[[[[1.0, 1.0, -2.0]]]]])
+    _close(_C_ops.pool3d(vol, [2, 2, 2], [1, 1, 1], [0, 0, 0], False, True, "NCDHW", "max",
+                         False, False, "EXPLICIT"), [[[[[0.7]]], [[[1.5]]]]])

@@ -229,3 +229,38 @@ def test_a_slice_needs_only_its_inputs_shape_for_its_gradient():
     c[0] = 5
     with pytest.raises(RuntimeError, match="has been modified by an inplace operation"):
         d.sum().backward()
+
+
+def test_the_in_place_tensor_methods_change_the_tensor_one_version_on():
+    # Paddle 3's x.<op>_(...) (tensor_methods.INPLACE_UNARY / INPLACE_BINARY), values as
+    # 3.3.1 gives them for the same calls
+    x = t([-3.0, 11.0, -2.0, 3.0], dtype="float64")
+    assert x.remainder_(t([-1.0, 2.0, 3.0, -2.0], dtype="float64")) is x
+    np.testing.assert_array_equal(x.numpy(), [0.0, 1.0, 1.0, -1.0])
+    x.clip_(0.0, 5.0).scale_(2.0, 1.0)
+    np.testing.assert_array_equal(x.numpy(), [1.0, 3.0, 3.0, 1.0])
+    x.add_(t(np.ones(4), dtype="float64")).multiply_(t([2.0], dtype="float64"))
+    np.testing.assert_array_equal(x.numpy(), [4.0, 8.0, 8.0, 4.0])
+    x.sqrt_().subtract_(t(2.0, dtype="float64"))
+    np.testing.assert_allclose(x.numpy(), [0.0, 2 ** 1.5 - 2, 2 ** 1.5 - 2, 0.0])
+    assert x.inplace_version == 7
+    rows = t(np.ones((2, 3)))
+    rows.divide_(t([1.0, 2.0, 4.0]))                # y broadcasts to x's shape: allowed
+    np.testing.assert_array_equal(rows.numpy(), [[1.0, 0.5, 0.25]] * 2)
+
+
+def test_in_place_methods_keep_gradients_and_refuse_other_shapes_and_leaves():
+    a = t([1.0, 4.0], stop_gradient=False)
+    b = a * 1.0
+    b.sqrt_()                                        # d sqrt(a) / da = 1 / (2 sqrt(a))
+    b.sum().backward()
+    np.testing.assert_allclose(a.gradient(), [0.5, 0.25])
+    x = t([1.0, 2.0])
+    with pytest.raises(ValueError, match=r"broadcast output \[2, 2\] is different from that "
+                                         r"of inplace tensor \[2\]"):
+        x.add_(t(np.ones((2, 2))))
+    assert x.inplace_version == 0
+    leaf = t([1.0, 2.0], stop_gradient=False)
+    with pytest.raises(ValueError, match="Leaf Tensor"):
+        leaf.exp_()
+    assert leaf.inplace_version == 0

@@ -612,3 +612,22 @@ def test_2_0_varbase_forms_and_deepcopy(paddle_version):
             z_copy = copy.deepcopy(z)
             assert z_copy.is_leaf and not z_copy.stop_gradient
             assert z_copy.numpy().tolist() == [4.0]
+
+
+def test_numpy_takes_a_place_under_paddle_3(paddle_version):
+    # 3.3.1: x.numpy(paddle.CPUPlace()) is the array; 1.8.5: TypeError (switch
+    # tensor_numpy_place)
+    with fluid.dygraph.guard():
+        x = paddle.to_tensor(np.array([1.5, -2.0], "float32"))
+        with paddle_version("3"):
+            np.testing.assert_array_equal(x.numpy(paddle.CPUPlace()), [1.5, -2.0])
+        with paddle_version("1.8"), pytest.raises(TypeError, match="numpy"):
+            x.numpy(paddle.CPUPlace())
+
+
+def test_use_gpudnn_keeps_the_tensor_and_its_gradient():
+    with fluid.dygraph.guard():
+        a = paddle.to_tensor(np.array([1.0, 3.0], "float32"), stop_gradient=False)
+        b = (a * 2.0)._use_gpudnn(False)
+        (b * b).sum().backward()                       # d (2a)^2 / da = 8a
+        np.testing.assert_allclose(a.gradient(), [8.0, 24.0])

@@ -200,7 +200,7 @@ def test_sort_unique_nonzero_histogram():
     wu, wi, wc = fluid.layers.unique_with_counts(flat)
     rows = paddle.unique(paddle.cast(x, "int64"), axis=0)
     outs = [paddle.sort(x), paddle.sort(x, 0, descending=True), u, index, inverse, counts,
-            fu, fi, wu, wi, wc, rows, paddle.nonzero(x - 1)] + list(
+            fu, fi, wu, wi, wc, rows, paddle.nonzero(x=x - 1)] + list(
         paddle.nonzero(x - 1, as_tuple=True)) + [
         paddle.histogram(x, bins=4, min=1, max=5), paddle.histogram(x, bins=2)]
     su, si, sv, sc = np.unique(a, True, True, True)
@@ -405,3 +405,12 @@ def test_equal_of_a_number_by_version(paddle_version, version):
             out = paddle.equal(x, 1)
         got, = static.Executor().run(main, feed={"x": np.array([1, 2, 1])}, fetch_list=[out])
         assert got.tolist() == [True, False, True]
+
+
+def test_nonzero_names_its_tensor_by_release():
+    # paddle.nonzero(x, ...) in 2.0 and 3.3.1; 1.8.5's fluid.layers.nonzero(input, ...)
+    a = np.array([[0.0, 2.0], [3.0, 0.0]], "float32")
+    with fluid.dygraph.guard():
+        t = paddle.to_tensor(a)
+        np.testing.assert_array_equal(paddle.nonzero(x=t).numpy(), [[0, 1], [1, 0]])
+        np.testing.assert_array_equal(fluid.layers.nonzero(input=t).numpy(), [[0, 1], [1, 0]])

@@ -13,7 +13,10 @@ Two calling conventions, one mechanism each:
 import ast
 import inspect
 
+from .. import versions
+from ..framework import mode
 from ..framework.dtypes import convert_dtype, get_dtype
+from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from ..ops.registry import get_op_def, is_duplicable, slot_name
 from .tensor import Tensor
@@ -94,15 +97,29 @@ def _run(slots, inputs, attrs, lengths, returned):
     duplicable output slot; returns the outputs of the slots `returned`, one alone, else a
     tuple (a duplicable slot's as a list)."""
     op_def = slots.op_def
-    for slot, value in inputs.items():
-        for t in value if isinstance(value, (list, tuple)) else (value,):
-            if isinstance(t, Variable) and not isinstance(t, Tensor):
-                raise TypeError("%s: input %s is the static Variable %r; Paddle's op "
-                                "functions run in dynamic mode only"
-                                % (op_def.type, slot, t.name))
-    outputs = {slot: [Tensor(None, False) for _ in range(lengths.get(slot, 1))]
-               for slot in slots.outputs}
-    run_op(op_def.type, inputs, outputs, attrs)
+    static = [(slot, t) for slot, value in inputs.items()
+              for t in (value if isinstance(value, (list, tuple)) else (value,))
+              if isinstance(t, Variable) and not isinstance(t, Tensor)]
+    builds = versions.switch("c_ops_static") == "pir" and not mode.in_dynamic_mode()
+    if static and not builds:
+        slot, t = static[0]
+        raise TypeError("%s: input %s is the static Variable %r; Paddle's op functions "
+                        "run in dynamic mode only (and build PIR programs: "
+                        "FLAGS_enable_pir_api on, in static mode)" % (op_def.type, slot,
+                                                                       t.name))
+    if static:
+        # Paddle 3's op functions build the op into the PIR program (switch c_ops_static;
+        # pir_utils.IrGuard: here the current block of the one program IR)
+        helper = LayerHelper(op_def.type)
+        dtype = static[0][1].dtype
+        outputs = {slot: [helper.create_variable_for_type_inference(dtype)
+                          for _ in range(lengths.get(slot, 1))]
+                   for slot in slots.outputs}
+        helper.append_op(type=op_def.type, inputs=inputs, outputs=outputs, attrs=attrs)
+    else:
+        outputs = {slot: [Tensor(None, False) for _ in range(lengths.get(slot, 1))]
+                   for slot in slots.outputs}
+        run_op(op_def.type, inputs, outputs, attrs)
     results = tuple(outputs[slot] if slot in lengths else outputs[slot][0]
                     for slot in returned)
     return results[0] if len(results) == 1 else results
@@ -212,6 +229,31 @@ SIGNATURES = {
                "Output"),
     "pool2d": ("pool2d", "x:X kernel_size:ksize strides paddings ceil_mode exclusive "
                "data_format pooling_type global_pooling adaptive padding_algorithm", "Out"),
+    "pool3d": ("pool3d", "x:X kernel_size:ksize strides paddings ceil_mode exclusive "
+               "data_format pooling_type global_pooling adaptive padding_algorithm", "Out"),
+    # (depthwise_conv2d and conv3d take groups before dilations, conv2d after)
+    "depthwise_conv2d": ("depthwise_conv2d", "input:Input filter:Filter strides=[1,1] "
+                         "paddings=[0,0] padding_algorithm=EXPLICIT groups=1 "
+                         "dilations=[1,1] data_format=NCHW", "Output"),
+    "conv3d": ("conv3d", "input:Input filter:Filter strides=[1,1,1] paddings=[0,0,0] "
+               "padding_algorithm=EXPLICIT groups=1 dilations=[1,1,1] data_format=NCDHW",
+               "Output"),
+    **{name: (name, "x:Input filter:Filter strides=%s paddings=%s output_padding=[] "
+              "output_size=[] padding_algorithm=EXPLICIT groups=1 dilations=%s "
+              "data_format=NCHW" % (ones, zeros, ones), "Output")
+       for name, ones, zeros in (("conv2d_transpose", "[1,1]", "[0,0]"),
+                                 ("conv3d_transpose", "[1,1,1]", "[0,0,0]"))},
+    "prelu": ("prelu", "x:X alpha:Alpha data_format=NCHW mode=all", "Out"),
+    "temporal_shift": ("temporal_shift", "x:X seg_num shift_ratio=0.25 data_format=NCHW",
+                       "Out"),
+    # losses and metrics
+    "bce_loss": ("bce_loss", "input:X label:Label", "Out"),
+    "huber_loss": ("huber_loss", "input:X label:Y delta", "Out"),   # (no residual)
+    "sigmoid_cross_entropy_with_logits": (
+        "sigmoid_cross_entropy_with_logits", "x:X label:Label pos_weight:!=None "
+        "normalize=False ignore_index=-100", "Out"),
+    "squared_l2_norm": ("squared_l2_norm", "x:X", "Out"),
+    "accuracy": ("accuracy", "x:Out indices:Indices label:Label", "Accuracy Correct Total"),
 }
 
 _DTYPE_ATTRS = ("dtype", "out_dtype")
@@ -263,7 +305,7 @@ class _Signature:
             value = bound.arguments[arg]
             if target == "!":
                 default = self.signature.parameters[arg].default
-                if value != default:
+                if isinstance(value, Variable) or value != default:   # (a tensor given)
                     raise ValueError("_C_ops.%s(): %s=%r is not implemented in refimpl (only "
                                      "%r)" % (self.name, arg, value, default))
                 continue

@@ -191,10 +191,14 @@ class Tensor(Variable):
     def numel(self):
         return self.size
 
-    def numpy(self):
+    def numpy(self, place=None):
         """The value as an ndarray (a copy: changing it leaves the tensor as it is); a
         one-element one converts to a Python number where the profile says so, as fetched
-        values do."""
+        values do. Paddle 3 also takes a place (the array is on the host either way);
+        1.8.5's and 2.0's take none (switch tensor_numpy_place)."""
+        if place is not None and not versions.switch("tensor_numpy_place"):
+            raise TypeError("numpy(): incompatible function arguments: Tensor.numpy() takes "
+                            "no place before Paddle 3, got %r" % (place,))
         a = self._array()
         return as_fetched(a.copy() if type(a) is np.ndarray else np.array(self._host()))
 
@@ -400,6 +404,12 @@ class Tensor(Variable):
         if inplace.tracked():
             detached._share_storage(self)
         return detached
+
+    def _use_gpudnn(self, use_gpudnn=True):
+        """Paddle 3's choice of cuDNN kernels for the ops that read this tensor: refimpl
+        has none, so this tensor itself (3.3.1: a new Tensor of the same name, storage and
+        graph; Paddle 3's pool op tests call it)."""
+        return self
 
     def clone(self):
         """A copy that stays in the graph (the assign op)."""

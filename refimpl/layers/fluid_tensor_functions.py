@@ -115,9 +115,14 @@ def triu(input, diagonal=0, name=None):
     return manipulation.triu(input, diagonal, name)
 
 
+def nonzero(input, as_tuple=False):
+    """1.8.5's fluid.layers.nonzero names its tensor `input` (paddle.nonzero's is `x`)."""
+    return indexing.nonzero(input, as_tuple)
+
+
 EXPORTS = {"fluid.layers": {
     "bmm": math.bmm, "dot": math.dot, "dist": linalg.dist,
-    "index_sample": indexing.index_sample, "nonzero": indexing.nonzero,
+    "index_sample": indexing.index_sample, "nonzero": nonzero,
     "scatter_nd": indexing.scatter_nd, "t": manipulation.t,
     "addmm": addmm, "addcmul": addcmul, "allclose": allclose, "arange": arange,
     "clamp": clamp, "cross": cross, "elementwise_equal": elementwise_equal, "flip": flip,

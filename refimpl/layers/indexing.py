@@ -55,14 +55,14 @@ def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):
                                         "ignore_value": int(ignore_value)})
 
 
-def nonzero(input, as_tuple=False):
+def nonzero(x, as_tuple=False):
     """[N, rank] int64 coordinates of the nonzero elements; as_tuple: one [N, 1] column per
-    dim."""
-    cond = input if input.dtype.name == "bool" else math.cast(input, "bool")
+    dim. (Paddle 2.0's and 3's parameter is `x`.)"""
+    cond = x if x.dtype.name == "bool" else math.cast(x, "bool")
     coords = tensor.nonzero_index(cond)
     if not as_tuple:
         return coords
-    return tuple(tensor.slice(coords, [1], [i], [i + 1]) for i in range(len(input.shape)))
+    return tuple(tensor.slice(coords, [1], [i], [i + 1]) for i in range(len(x.shape)))
 
 
 def sort(x, axis=-1, descending=False, name=None):
