@@ -153,7 +153,8 @@ def test_eager_training_equals_the_static_program(kind, width, batch_norm, dropo
             versions.switch("eager_float_attrs") == "api":
         # Paddle 3's eager Adam takes beta1 / beta2 / epsilon as doubles, its static
         # program as 32-bit FLOAT attrs (specs/ops/README.md): 3.3.1's two modes differ so
-        tol = dict(rtol=1e-6, atol=1e-6)
+        # (four steps of a 4-channel conv net, seed 1: losses 2.6e-6 apart)
+        tol = dict(rtol=1e-5, atol=1e-5)
     np.testing.assert_allclose(np.ravel(e_losses), np.ravel(s_losses), **tol)
     assert sorted(e_params) == sorted(s_params)
     for k in s_params:
