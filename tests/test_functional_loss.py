@@ -487,3 +487,17 @@ def test_minus_op_refuses_broadcasting():
     np.testing.assert_array_equal(grad["Y"], -np.ones_like(x))
     with pytest.raises(Exception, match="minus does not broadcast"):
         _appended_op("minus", {"X": x, "Y": x[:1]}, ["Out"], "Out", [])
+
+
+def test_fluid_mse_loss_of_shapeless_tensors_runs():
+    # 1.8's test_mse_loss: create_tensor variables (no shape until fed) into mse_loss, whose
+    # reduce_mean learns its shape when run
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.create_tensor(dtype="float32", name="x")
+        y = fluid.layers.create_tensor(dtype="float32", name="y")
+        loss = fluid.layers.mse_loss(input=x, label=y)
+    xv, yv = np.array([[1.0, 2.0]], "float32"), np.array([[0.0, 4.0]], "float32")
+    got, = fluid.Executor(fluid.CPUPlace()).run(main, feed={"x": xv, "y": yv},
+                                                fetch_list=[loss])
+    np.testing.assert_allclose(got, [2.5])
