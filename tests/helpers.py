@@ -1,6 +1,8 @@
 """Plain helpers shared by test modules (tests/ is on sys.path, as for `from test_conv_pool
 import conv_loops`): running what a test built, reading a variable's value, running
-something that might hang, and writing a dataset's downloaded files."""
+something that might hang, writing a dataset's downloaded files, and loading a script of
+tools/ as a module."""
+import importlib.util
 import io
 import os
 import sys
@@ -254,3 +256,13 @@ def export_from_mirror(mirror, commit, paths, dest, what):
     with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
         tar.extractall(dest)
     return dest
+
+
+def tool_module(name):
+    """tools/<name>.py loaded as a module (tools/ is not a package)."""
+    path = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools",
+                        name + ".py")
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

@@ -1,20 +1,15 @@
 """tools/classify_paddle_tests.py: the scope rules, the hand rows kept, and --check's
 problems, on a made-up unittests folder (Paddle's files stay out of this repository)."""
-import importlib.util
 import os
 
 import pytest
 
-TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools",
-                    "classify_paddle_tests.py")
+from helpers import tool_module
 
 
 @pytest.fixture
 def tool():
-    spec = importlib.util.spec_from_file_location("classify_paddle_tests", TOOL)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool_module("classify_paddle_tests")
 
 
 @pytest.fixture

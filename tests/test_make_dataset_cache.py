@@ -1,23 +1,19 @@
 """tools/make_dataset_cache.py: its generated files read back with paddle.dataset's readers
 in their real formats, and learnable as specs/dataset.md says (the book tests train on them
 to their thresholds)."""
-import importlib.util
 import os
-import pathlib
 
 import numpy as np
 import pytest
 
 from refimpl import dataset
 
+from helpers import tool_module
+
 
 @pytest.fixture(scope="module")
 def tool():
-    path = pathlib.Path(__file__).parents[1] / "tools" / "make_dataset_cache.py"
-    spec = importlib.util.spec_from_file_location("make_dataset_cache", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool_module("make_dataset_cache")
 
 
 def _write(tool, home, make):

@@ -4,7 +4,6 @@ programs hold, both ways. Paddle 3.3.1's own jit.save files (tests/fixtures/padd
 make_pir3.py) run in refimpl with Paddle's outputs; what refimpl writes under profile 3
 (save_inference_model, paddle.jit.save) Paddle 3.3.1 loads and computes the same (run when
 /opt/paddle311 exists)."""
-import importlib.util
 import json
 import os
 import subprocess
@@ -17,6 +16,8 @@ from refimpl import model_tools, static
 from refimpl.framework.paddle_formats import DecodeError, pir_program
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope, scope_guard
+
+from helpers import tool_module
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 P3 = os.path.join(ROOT, "tests", "fixtures", "paddle_models", "paddle3.3.1")
@@ -157,11 +158,7 @@ def test_paddle3_computes_refimpls_if_and_while(tmp_path):
 
 def _inference_ops_program():
     """tools/pir_op_facts.py's program of the other inference ops."""
-    spec = importlib.util.spec_from_file_location(
-        "pir_op_facts", os.path.join(ROOT, "tools", "pir_op_facts.py"))
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool.inference_ops_program(paddle)
+    return tool_module("pir_op_facts").inference_ops_program(paddle)
 
 
 def _saved_inference_ops(prefix):
@@ -394,11 +391,7 @@ def test_paddle3_saved_select_input_and_output_run_with_paddles_outputs():
 def _recurrent_ops_program():
     """tools/pir_op_facts.py's program of tensor arrays in a while loop, select_input /
     select_output, fill_constant_batch_size_like and a StaticRNN."""
-    spec = importlib.util.spec_from_file_location(
-        "pir_op_facts", os.path.join(ROOT, "tools", "pir_op_facts.py"))
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool.recurrent_ops_program(paddle)
+    return tool_module("pir_op_facts").recurrent_ops_program(paddle)
 
 
 def _rnn_program():

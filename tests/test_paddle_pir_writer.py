@@ -3,7 +3,6 @@ profile 3's save_inference_model writes it as Paddle 3.3.1 does (the ProgramDesc
 pir_utils.OldIrGuard / FLAGS_enable_pir_api off, and in profiles 1.8 and 2.0); refimpl reads
 it back to the same outputs, and Paddle 3.3.1's load_inference_model (PIR mode) computes
 them too."""
-import importlib.util
 import json
 import os
 
@@ -18,17 +17,14 @@ from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope, scope_guard
 from refimpl.framework.serialization import SerializationError
 
+from helpers import tool_module
+
 PADDLE3 = os.environ.get("REFIMPL_PADDLE3_PYTHON", "/opt/paddle311/bin/python")
-_TOOL = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools",
-                     "pir_op_facts.py")
 
 
 def _every_op_program():
     """The tool's program that uses every op the PIR writer translates."""
-    spec = importlib.util.spec_from_file_location("pir_op_facts", _TOOL)
-    tool = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(tool)
-    return tool.every_op_program(paddle)
+    return tool_module("pir_op_facts").every_op_program(paddle)
 
 
 def _inputs(rng, batch=3):

@@ -8,6 +8,8 @@ import pytest
 
 from refimpl import versions
 
+from helpers import tool_module
+
 
 def _run(tmp_path, source, *args):
     script = tmp_path / "script.py"
@@ -296,13 +298,7 @@ def test_python_processes_the_script_starts_import_refimpl_as_paddle(tmp_path):
 
 
 def _run_paddle_tests_module():
-    import importlib.util
-    import pathlib
-    path = pathlib.Path(__file__).parents[1] / "tools" / "run_paddle_tests.py"
-    spec = importlib.util.spec_from_file_location("run_paddle_tests", path)
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return tool_module("run_paddle_tests")
 
 
 def test_paddle_test_runner_gives_blas_and_kernels_one_thread_unless_told(tmp_path,
