@@ -12,7 +12,7 @@ import hashlib
 
 import numpy as np
 
-from .dtypes import DType
+from .dtypes import DType, is_integer_value
 
 __all__ = ["OpDesc", "BlockDesc", "ProgramDesc", "VarDesc", "AttrType", "ATTR_TYPE_NAMES",
            "ATTR_VALUE_FIELDS", "GENERATED_ATTR_TYPES", "INT32_BOUNDS", "attr_type_of"]
@@ -278,8 +278,8 @@ class VarDesc:
     # the variable's own attributes (VarDesc.attrs of Paddle 2.x / 3's framework.proto:
     # ints, strings and lists of ints), written into its ProgramDesc
     def _set_attr(self, name, value):
-        if not (_is_int(value) or isinstance(value, str) or
-                (isinstance(value, (list, tuple)) and all(_is_int(v) for v in value))):
+        if not (is_integer_value(value) or isinstance(value, str) or
+                (isinstance(value, (list, tuple)) and all(is_integer_value(v) for v in value))):
             raise ValueError("VarDesc._set_attr(%r): the value must be one of int, string, "
                              "list of int, got %r" % (name, value))
         if self._var.desc_attrs is None:
@@ -308,10 +308,6 @@ class VarDesc:
         block = getattr(self._var, "block", None)
         if block is not None and block.program is not None:
             block.program._bump()
-
-
-def _is_int(value):
-    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 def _text(name):

@@ -8,7 +8,13 @@ import numpy as np
 __all__ = ["DType", "convert_dtype", "to_numpy_dtype", "VarType", "get_default_dtype",
            "set_default_dtype",
            "float16", "float32", "float64", "int8", "int16", "int32", "int64",
-           "uint8", "bool_", "complex64", "complex128"]
+           "uint8", "bool_", "complex64", "complex128", "is_integer_value"]
+
+
+def is_integer_value(value):
+    """Whether `value` is a Python or numpy integer (a bool is not one, though Python's
+    bool subclasses int: an index, axis or dtype code of True is a mistake)."""
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
 
 
 # Paddle's VarType enum codes (framework.proto): what int(VarType.FP32) gives, and what
@@ -83,7 +89,7 @@ def convert_dtype(dtype):
     """Canonical Paddle dtype name ('float32', ...) of a str / numpy dtype / DType."""
     if isinstance(dtype, DType):
         return dtype.name
-    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
+    if is_integer_value(dtype):
         if int(dtype) in _NAME_OF_CODE:
             return _NAME_OF_CODE[int(dtype)]
         raise TypeError("unsupported data type code %d; the codes are %s"

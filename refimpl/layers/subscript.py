@@ -14,7 +14,6 @@ a static graph (specs/tensor_methods.md):
   one `slice` op on the array (Paddle 2.0)
 """
 import contextlib
-import numbers
 
 import numpy as np
 
@@ -22,6 +21,7 @@ from .. import versions
 from ..dygraph import inplace
 from ..dygraph.tensor import Tensor
 from ..framework import mode
+from ..framework.dtypes import is_integer_value
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from . import control_flow, creation, indexing, manipulation, math, tensor
@@ -30,10 +30,6 @@ __all__ = ["getitem", "setitem", "iterate"]
 
 _INT_MAX = 2 ** 31 - 1
 _INT_MIN = -2 ** 31
-
-
-def _is_int(item):
-    return isinstance(item, (numbers.Integral, np.integer)) and not isinstance(item, bool)
 
 
 def _is_mask(item):
@@ -78,7 +74,7 @@ def _slice_bound(x, bound):
     read when the program runs; a float is refused, not truncated (as Paddle)."""
     if isinstance(bound, Variable):
         return bound
-    if not _is_int(bound):
+    if not is_integer_value(bound):
         raise TypeError("%r[...]: slice bounds must be ints or Variables, got %s %r"
                         % (x.name, type(bound).__name__, bound))
     return int(bound)
@@ -96,7 +92,7 @@ def _basic_region(x, items):
             nones.append(out_pos)
             out_pos += 1
             continue
-        if _is_int(item):
+        if is_integer_value(item):
             i = int(item)
             _check_int(x, axis, i)
             axes.append(axis)
@@ -219,7 +215,7 @@ def _array_item(x, index):
             raise TypeError("%r[...]: a tensor array's index must be int32 or int64, got %s"
                             % (x.name, index.dtype.name))
         return _slice(x, [0], [index], [math.scale(index, bias=1.0)], [1], [0])
-    if not _is_int(index):
+    if not is_integer_value(index):
         raise TypeError("%r[...]: a tensor array takes an int, an int Variable or a slice, "
                         "got %s" % (x.name, type(index).__name__))
     i = int(index)

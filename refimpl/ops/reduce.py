@@ -3,7 +3,7 @@ with reduce_all, or when `dim` is empty). `out_dtype` (a dtype code, -1: X's) is
 the reduction computes and returns in."""
 import numpy as np
 
-from ..framework.dtypes import convert_dtype
+from ..framework.dtypes import convert_dtype, is_integer_value
 from ..xp import array_module
 from ._common import rand
 from .registry import OpDef, Sample, register
@@ -33,7 +33,7 @@ def _infer(ctx, dim, keep_dim, reduce_all, dtype=None):
         return
     nd = len(x.shape)
     for d in dim or ():
-        ctx.expect(isinstance(d, (int, np.integer)) and not isinstance(d, bool),
+        ctx.expect(is_integer_value(d),
                    "dim must hold ints, got %r in %r" % (d, dim))
         if nd == 0:     # Paddle 3's 0-D tensors (3.3.1's rule and words)
             ctx.expect(d in (0, -1), "When input 0D Tensor, the axis can only be -1, 0, "

@@ -220,7 +220,7 @@ def _variable(block, vd, is_parameter, where):
         var = Variable(block, **fields)
         var.persistable_given = "persistable" in vd
         if vd.get("attrs"):
-            var.desc_attrs = {a["name"]: a.get(ATTR_VALUE_FIELDS[a["type"]], [] if a["type"] == "INTS" else None)
+            var.desc_attrs = {a.get("name"): _attr_value(a, "%s attr %r" % (where, a.get("name")))
                               for a in vd["attrs"]}
         return var
     if shape is None or any(d < 0 for d in shape):

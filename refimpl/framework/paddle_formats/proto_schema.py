@@ -5,6 +5,7 @@ message types, [default = ...] options, reserved ranges, // comments).
     schema = load("framework.proto")
     schema["ProgramDesc"].fields_by_name["blocks"].number   # 1
 """
+import functools
 import os
 import re
 
@@ -162,7 +163,9 @@ def parse(text):
     return _Parser(text).parse_file()
 
 
+@functools.lru_cache(maxsize=None)
 def load(file_name):
-    """parse() of a .proto file next to this module."""
+    """parse() of a .proto file next to this module, once a process (the definitions are
+    never changed: program_desc and fluid.proto's classes share them)."""
     with open(os.path.join(os.path.dirname(__file__), file_name), encoding="utf-8") as f:
         return parse(f.read())
