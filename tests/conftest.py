@@ -26,6 +26,9 @@ def fresh_programs():
     old_main = program_mod.switch_main_program(main)
     old_startup = program_mod.switch_startup_program(startup)
     old_mode, old_grad, old_train_mode = mode.dynamic, mode.grad_enabled, mode.train_mode
+    # a test that starts a profile's rules (mode.start_as_profile() inside versions.use)
+    # must not leave them to the next test
+    old_legacy_grads, old_asked = mode.legacy_grads, mode.dynamic_asked
     mode.train_mode = True
     mode.enable_static()
     try:
@@ -36,6 +39,7 @@ def fresh_programs():
                 mode.enable_static()     # the test's names again, if disable_static named afresh
     finally:
         mode.dynamic, mode.grad_enabled, mode.train_mode = old_mode, old_grad, old_train_mode
+        mode.legacy_grads, mode.dynamic_asked = old_legacy_grads, old_asked
         program_mod.switch_main_program(old_main)
         program_mod.switch_startup_program(old_startup)
         program_mod._global_program_seed[0] = old_seed
