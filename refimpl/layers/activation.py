@@ -4,6 +4,7 @@ The two APIs often name one op's attribute differently (F.leaky_relu's negative_
 op's alpha, F.softshrink's threshold is its lambda) and pick other defaults; each layer
 function below maps its own arguments onto the op's attrs.
 """
+from ..framework.errors import LayerAssertionError
 from .creation import assign
 from .common import append_op_out, check_variable, check_variables, in_place, unary
 from .math import cast
@@ -169,8 +170,8 @@ def softmax2d(x, name=None):
     """softmax over the channels of a [C, H, W] or [N, C, H, W] x (nn.Softmax2D)."""
     check_variable(x, "x", "Softmax2D")
     if len(x.shape) not in (3, 4):
-        raise ValueError("Softmax2D requires a 3D or 4D tensor as input. Received: %dD."
-                         % len(x.shape))
+        raise LayerAssertionError("Softmax2D requires a 3D or 4D tensor as input. Received: "
+                                  "%dD." % len(x.shape))
     return softmax(x, -3, name=name)
 
 

@@ -25,8 +25,8 @@ _minimum, _maximum, _exp, _log = (_MATH["paddle"][n]
 def _check(layer, reduction, dtypes=_FLOATS, **variables):
     """The variables are Variables (a static one of `dtypes`, as 3.3.1 checks there) and
     the reduction one of Paddle's."""
-    check_variables(layer, **variables)
     _check_reduction(reduction, layer)
+    check_variables(layer, **variables)
     for arg, v in variables.items():
         if v is not None:
             check_static_dtype(v, arg, layer, dtypes)

@@ -39,8 +39,7 @@ class _FromOut(_Unary):
 
 
 def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=None,
-           sample_attrs=None, dtypes=None, float_attrs=None, eager_double_attrs=None,
-           pir_double_attrs=None):
+           sample_attrs=None, dtypes=None, eager_double_attrs=None, pir_double_attrs=None):
     """Register op `name`: fwd(x, **attrs) and bwd(x, dout, **attrs), or bwd(out, dout,
     **attrs) when `from_out` (the grad then keeps Out alive instead of X)."""
     base = _FromOut if from_out else _Unary
@@ -48,8 +47,7 @@ def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=N
     if bwd is not None:
         body["backward"] = staticmethod(bwd)
     for key, value in (("domain", domain), ("kinks", kinks), ("sample_attrs", sample_attrs),
-                       ("dtypes", dtypes), ("float_attrs", float_attrs),
-                       ("eager_double_attrs", eager_double_attrs),
+                       ("dtypes", dtypes), ("eager_double_attrs", eager_double_attrs),
                        ("pir_double_attrs", pir_double_attrs)):
         if value is not None:
             body[key] = value
@@ -200,7 +198,7 @@ _unary("thresholded_relu",
 _unary("celu",
        lambda x, alpha=1.0: _typed(x, np.where(x > 0, x, alpha * np.expm1(x / alpha))),
        lambda x, d, alpha=1.0: d * _typed(d, np.where(x > 0, 1, np.exp(x / alpha))),
-       attrs={"alpha": 1.0}, sample_attrs={"alpha": 0.5}, float_attrs=("alpha",))
+       attrs={"alpha": 1.0}, sample_attrs={"alpha": 0.5})
 _unary("hard_shrink", lambda x, threshold=0.5: _typed(x, np.where(np.abs(x) > threshold, x, 0)),
        lambda x, d, threshold=0.5: d * (np.abs(x) > threshold),
        attrs={"threshold": 0.5}, kinks=(-0.5, 0.5))

@@ -19,7 +19,6 @@ class Rrelu(OpDef):
     outputs = ("Out", "Noise")
     lod_outputs = {"Out": share_lod("X")}
     attrs = {"lower": 1.0 / 8, "upper": 1.0 / 3, "is_test": False}
-    float_attrs = ("lower", "upper")
     grad_inputs = ("X", "Noise", "Out@GRAD")
 
     def infer_shape(self, ctx):
@@ -59,7 +58,6 @@ class GumbelSoftmax(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"temperature": 1.0, "hard": False, "axis": -1}
-    float_attrs = ("temperature",)
     grad_inputs = ("Out", "Out@GRAD")
 
     def infer_shape(self, ctx):
@@ -71,6 +69,8 @@ class GumbelSoftmax(OpDef):
 
     @staticmethod
     def forward(x, temperature=1.0, hard=False, axis=-1):
+        if x.ndim == 0:     # one class: probability 1 (3.3.1's 0-D case)
+            return np.ones_like(x)
         u = uniform(0, 0.0, 1.0, x.shape, np.float64)
         gumbel = -np.log(-np.log(np.clip(u, np.finfo(np.float64).tiny, 1.0)))
         soft = Softmax.forward(((x + gumbel) / temperature).astype(x.dtype), axis)
@@ -83,7 +83,7 @@ class GumbelSoftmax(OpDef):
 
     @staticmethod
     def backward(out, dout, temperature=1.0, hard=False, axis=-1):
-        return Softmax.backward(out, dout, axis)
+        return np.zeros_like(dout) if out.ndim == 0 else Softmax.backward(out, dout, axis)
 
     def samples(self, rng):
         return []   # random: checked statistically in tests/test_activation_losses.py

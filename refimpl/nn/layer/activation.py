@@ -51,7 +51,8 @@ class _Named:
     """A repr naming the layer's name too, when given (3.3.1's GLU, Silu, RReLU)."""
 
     def extra_repr(self):
-        return super().extra_repr() + (", name=%s" % self._name if self._name else "")
+        return ", ".join(part for part in (super().extra_repr(), self._name and
+                                           "name=%s" % self._name) if part)
 
 
 class GLU(_Named, _activation("GLU", "glu", axis=-1)):
@@ -60,7 +61,10 @@ class GLU(_Named, _activation("GLU", "glu", axis=-1)):
 
 CELU = _activation("CELU", "celu", alpha=1.0)
 Mish = _activation("Mish", "mish")
-Softmax2D = _activation("Softmax2D", "softmax2d")
+
+
+class Softmax2D(_Named, _activation("Softmax2D", "softmax2d")):
+    """Softmax over the channels of a 3-D or 4-D input."""
 
 
 class Silu(_Named, _activation("Silu", "silu", inplace=False)):

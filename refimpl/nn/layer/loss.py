@@ -197,10 +197,10 @@ class HSigmoidLoss(Layer):
                                path_table, path_code, self._is_sparse, self._name)
 
 
-def _settings_loss(class_name, function, inputs):
+def _settings_loss(class_name, function, inputs, check=None):
     """The _Loss class `class_name` whose constructor takes `function`'s arguments after
-    its `inputs` (3.3.1's order and defaults: the settings, reduction, name) and whose
-    forward(*inputs) calls it with them."""
+    its `inputs` (3.3.1's order and defaults: the settings, reduction, name), checked by
+    `check(settings)` when given, and whose forward(*inputs) calls it with them."""
     parameters = list(inspect.signature(function).parameters.values())[len(inputs):]
     signature = inspect.Signature([inspect.Parameter("self", inspect.Parameter.
                                                      POSITIONAL_OR_KEYWORD)] + parameters)
@@ -213,15 +213,18 @@ def _settings_loss(class_name, function, inputs):
         given.apply_defaults()
         settings = {k: v for k, v in given.arguments.items() if k != "self"}
         _Loss.__init__(self, settings["reduction"])
+        if check is not None:
+            check(settings)
         self._name = settings.pop("name")
         self._settings = settings
 
-    def forward(self, *args):
-        if len(args) != len(inputs):
-            raise TypeError("%s.forward() takes %s, got %d arguments"
-                            % (class_name, ", ".join(inputs), len(args)))
-        self._expect_inputs(**dict(zip(inputs, args)))
-        return function(*args, name=self._name, **self._settings)
+    def forward(self, *args, **kwargs):
+        given = dict(zip(inputs, args), **kwargs)
+        if len(args) > len(inputs) or sorted(given) != sorted(inputs):
+            raise TypeError("%s.forward() takes %s, got %d positional arguments and %s"
+                            % (class_name, ", ".join(inputs), len(args), sorted(kwargs)))
+        self._expect_inputs(**given)
+        return function(*(given[arg] for arg in inputs), name=self._name, **self._settings)
 
     __init__.__signature__ = signature
     return type(class_name, (_Loss,), {
@@ -231,8 +234,16 @@ def _settings_loss(class_name, function, inputs):
 
 
 _M, _L = margin_losses, likelihood_losses
+
+
+def _cosine_margin(settings):
+    if not -1 <= settings["margin"] <= 1:      # 3.3.1's layer refuses it (its functional not)
+        raise ValueError("CosineEmbeddingLoss: margin must be in [-1, 1], got %s"
+                         % settings["margin"])
+
+
 CosineEmbeddingLoss = _settings_loss("CosineEmbeddingLoss", _M.cosine_embedding_loss,
-                                     ("input1", "input2", "label"))
+                                     ("input1", "input2", "label"), _cosine_margin)
 HingeEmbeddingLoss = _settings_loss("HingeEmbeddingLoss", _M.hinge_embedding_loss,
                                     ("input", "label"))
 SoftMarginLoss = _settings_loss("SoftMarginLoss", _M.soft_margin_loss, ("input", "label"))
