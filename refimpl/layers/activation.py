@@ -97,12 +97,9 @@ def softshrink(x, threshold=0.5, name=None):
 
 
 def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
-    """x above `threshold`, else `value` (Paddle 3's argument; the op's `value` attr is set
-    only when it is not 0, so the programs of 1.8's and 2.0's calls are unchanged)."""
-    attrs = {"threshold": float(threshold)}
-    if value != 0:
-        attrs["value"] = float(value)
-    return unary("thresholded_relu", x, attrs, name)
+    """x above `threshold`, else `value` (Paddle 3's argument)."""
+    return unary("thresholded_relu", x, {"threshold": float(threshold), "value": float(value)},
+                 name)
 
 
 # -- Paddle 3's activations

@@ -239,7 +239,7 @@ _unary("soft_relu",
        lambda x, d, threshold=40.0: d * _sigmoid(x) * (np.abs(x) < threshold),
        attrs={"threshold": 40.0}, sample_attrs={"threshold": 0.5}, kinks=(-0.5, 0.5))
 _unary("silu", lambda x: x * _sigmoid(x),
-       lambda x, d: d * (lambda s: s + x * s * (1 - s))(_sigmoid(x)), dtypes=("float32", "float64"))
+       lambda x, d: d * (lambda s: s + x * s * (1 - s))(_sigmoid(x)))
 _unary("swish", lambda x, beta=1.0: x * _sigmoid(beta * x),
        lambda x, d, beta=1.0: d * (lambda s: s + beta * x * s * (1 - s))(_sigmoid(beta * x)),
        attrs={"beta": 1.0})

@@ -31,8 +31,9 @@ class Rrelu(OpDef):
 
     @staticmethod
     def forward(x, lower=1.0 / 8, upper=1.0 / 3, is_test=False):
-        if is_test:
-            slope = np.full(x.shape, (lower + upper) / 2, x.dtype)
+        if is_test:     # the mean slope worked out in float32, as 3.3.1's kernel does
+            slope = np.full(x.shape, (np.float32(lower) + np.float32(upper)) / np.float32(2),
+                            x.dtype)
         else:
             slope = uniform(0, lower, upper, x.shape, x.dtype)
         noise = np.where(x >= 0, x.dtype.type(1), slope).astype(x.dtype)
