@@ -7,6 +7,7 @@ from ...layers import functional_loss as F
 from ...layers import likelihood_losses, margin_losses
 from ...layers.loss import cross_entropy, mse_loss
 from .base import Layer
+from .function_layer import bound_settings
 
 __all__ = ["CrossEntropyLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
            "L1Loss", "NLLLoss", "SmoothL1Loss", "HuberLoss", "MarginRankingLoss", "CTCLoss",
@@ -206,12 +207,7 @@ def _settings_loss(class_name, function, inputs, check=None):
                                                      POSITIONAL_OR_KEYWORD)] + parameters)
 
     def __init__(self, *args, **kwargs):
-        try:
-            given = signature.bind(self, *args, **kwargs)
-        except TypeError as e:
-            raise TypeError("%s(): %s" % (class_name, e)) from None
-        given.apply_defaults()
-        settings = {k: v for k, v in given.arguments.items() if k != "self"}
+        settings = bound_settings(class_name, signature, self, args, kwargs)
         _Loss.__init__(self, settings["reduction"])
         if check is not None:
             check(settings)
