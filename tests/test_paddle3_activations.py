@@ -217,3 +217,21 @@ def test_static_programs_build_the_ops():
         paddle.disable_static()
     np.testing.assert_allclose(got[0], X * _sigmoid(X))
     np.testing.assert_allclose(got[3], np.where(X > 0, X, 0.5))
+
+
+@pytest.mark.paddle("3")
+def test_c_ops_of_the_new_activations():
+    paddle.disable_static()
+    x = t(X)
+    ops = paddle._C_ops
+    np.testing.assert_allclose(ops.silu(x).numpy(), F.silu(x).numpy())
+    np.testing.assert_allclose(ops.logsigmoid(x).numpy(), F.logsigmoid(x).numpy())
+    np.testing.assert_allclose(ops.celu(x, 0.5).numpy(), F.celu(x, 0.5).numpy())
+    # value is a float attr: 0.3 in 32 bits, as 3.3.1's _C_ops give (0.30000001192092896)
+    np.testing.assert_allclose(ops.thresholded_relu(x, 0.1, 0.3).numpy(),
+                               np.where(X > 0.1, X, float(np.float32(0.3))), rtol=1e-15)
+    # rrelu(x, lower, upper, is_test): Out only
+    np.testing.assert_allclose(ops.rrelu(x, 0.1, 0.3, True).numpy(),
+                               F.rrelu(x, 0.1, 0.3, training=False).numpy())
+    hard = ops.gumbel_softmax(x, 1.0, True, -1).numpy()
+    np.testing.assert_array_equal(hard.sum(-1), [1.0, 1.0])
