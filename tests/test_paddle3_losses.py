@@ -233,3 +233,29 @@ def test_loss_layers_take_the_functions_settings():
     np.testing.assert_allclose(loss.numpy(), -out.numpy().mean(), rtol=1e-6)
     with pytest.raises(ValueError, match="cutoffs should be"):
         paddle.nn.AdaptiveLogSoftmaxWithLoss(16, 6, [4, 2])
+
+
+@pytest.mark.paddle("3")
+def test_adaptive_log_prob_and_predict_as_paddle_331():
+    paddle.disable_static()
+    # in_features 8 and div_value 4: the last cluster's projection is [8, 0] (an empty
+    # matmul: uniform log-probabilities inside that cluster, as 3.3.1 gives)
+    model = paddle.nn.AdaptiveLogSoftmaxWithLoss(8, 7, [2, 4], head_bias=True)
+    rs = np.random.RandomState(0)
+    for p in model.parameters():
+        p.set_value(rs.randn(*p.shape).astype("float32"))
+    for pair in model.tail_weights:
+        for w in pair:
+            w.set_value(rs.randn(*w.shape).astype("float32"))
+    x = t(rs.randn(5, 8).astype("float32"))
+    log_prob = model.log_prob(x).numpy()
+    np.testing.assert_allclose(log_prob[:2], [   # Paddle 3.3.1's, same parameters
+        [-5.00314, -4.0139, -1.11464, -4.53298, -1.55048, -1.55048, -1.55048],
+        [-0.88108, -3.22171, -2.91869, -1.41218, -2.49229, -2.49229, -2.49229]], atol=2e-5)
+    np.testing.assert_allclose(np.exp(log_prob).sum(1), np.ones(5), rtol=1e-5)
+    predicted = model.predict(x)
+    assert predicted.dtype == paddle.float32
+    np.testing.assert_array_equal(predicted.numpy(), [2.0, 0.0, 4.0, 3.0, 3.0])
+    out, _ = model(x, t(np.array([0, 1, 3, 4, 6])))
+    np.testing.assert_allclose(out.numpy(), log_prob[np.arange(5), [0, 1, 3, 4, 6]],
+                               rtol=1e-5)

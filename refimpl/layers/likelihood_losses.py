@@ -12,7 +12,7 @@ from .indexing import index_sample
 from .loss import _check_reduction, _reduce
 from .margin_losses import _same_shape
 from .math import EXPORTS as _MATH, cast, clip, mean
-from .tensor import reshape, squeeze, unsqueeze, where
+from .tensor import concat, reshape, slice, squeeze, unsqueeze, where
 
 _FLOATS = ("float32", "float64")
 _log, _exp, _square, _and = (_MATH["paddle"][n]
@@ -121,6 +121,19 @@ def adaptive_log_softmax_with_loss(input, label, head_weight, tail_weights, cuto
     output = squeeze(picked if output is None else picked + output, [1])
     loss = mean(-output)
     return (output if batched else squeeze(output, [0])), loss
+
+
+def adaptive_log_prob(input, head_weight, tail_weights, cutoffs, head_bias=None):
+    """[N, n_classes] log-probabilities of every class under the adaptive softmax (3.3.1's
+    AdaptiveLogSoftmaxWithLoss.log_prob): the head's for the shortlist, and for cluster i
+    its own log-softmax plus the head's log-probability of the cluster."""
+    head_logprob = log_softmax(linear(input, head_weight, head_bias), axis=1)
+    shortlist = int(cutoffs[0])
+    parts = [slice(head_logprob, [1], [0], [shortlist])]
+    for i, (projection, weight) in enumerate(tail_weights):
+        cluster = log_softmax(linear(linear(input, projection), weight), axis=1)
+        parts.append(cluster + slice(head_logprob, [1], [shortlist + i], [shortlist + i + 1]))
+    return concat(parts, axis=1)
 
 
 EXPORTS = {

@@ -6,6 +6,8 @@ import inspect
 from ...layers import functional_loss as F
 from ...layers import likelihood_losses, margin_losses
 from ...layers.loss import cross_entropy, mse_loss
+from ...layers.math import cast
+from ...layers.tensor import argmax
 from .base import Layer
 from .function_layer import bound_settings
 
@@ -295,3 +297,15 @@ class AdaptiveLogSoftmaxWithLoss(Layer):
         return likelihood_losses.adaptive_log_softmax_with_loss(
             input, label, self.head_weight, self.tail_weights, self.cutoffs, self.head_bias,
             self._name)
+
+    def log_prob(self, input):
+        """[N, n_classes] log-probabilities of every class."""
+        self._expect_input(input, "input")
+        return likelihood_losses.adaptive_log_prob(input, self.head_weight, self.tail_weights,
+                                                   self.cutoffs, self.head_bias)
+
+    def predict(self, input):
+        """The most likely class of each row, as float32 (3.3.1's dtype): a shortlist class
+        the head prefers beats every tail class (its probability is above each cluster's
+        total), so this is the argmax of log_prob."""
+        return cast(argmax(self.log_prob(input), axis=1), "float32")
