@@ -33,7 +33,7 @@ FUNCTION_METHODS = (
     "mod", "multinomial", "multiplex", "multiply", "mv", "nonzero", "norm", "not_equal",
     "numel", "pow", "prod", "rank", "real", "reciprocal", "remainder", "reshape", "reshape_",
     "reverse", "roll", "round", "rsqrt", "scale", "scatter", "scatter_", "scatter_nd",
-    "scatter_nd_add", "shard_index", "sign", "sin", "sinh", "slice", "sort", "split", "sqrt",
+    "scatter_nd_add", "shard_index", "sign", "sin", "sinh", "slice", "softmax", "sort", "split", "sqrt",
     "square", "squeeze", "squeeze_", "stack", "stanh", "std", "strided_slice", "subtract",
     "sum", "t", "tan", "tanh", "tanh_", "tile", "topk", "trace", "transpose", "tril", "triu",
     "unbind", "unique", "unsqueeze", "unsqueeze_", "unstack", "var", "where",

@@ -183,8 +183,10 @@ def mul_bias_relu_forward(x, y, b, x_num_col_dims=1, y_num_col_dims=1, axis=-1, 
 
 cdef bint _is_gemm(x, y, bint trans_x):
     """x [..., M, K] (transposed only when 2-D) times a matrix y: one GEMM over x's rows,
-    the case of paddle.nn.Linear. Other shapes run the reference."""
-    return x.ndim >= 2 and y.ndim == 2 and (x.ndim == 2 or not trans_x) and x.dtype == y.dtype
+    the case of paddle.nn.Linear. Other shapes run the reference, empty ones too (an
+    [N, 0] @ [0, P] product is zeros: AdaptiveLogSoftmaxWithLoss's narrowest cluster)."""
+    return x.ndim >= 2 and y.ndim == 2 and (x.ndim == 2 or not trans_x) and \
+        x.dtype == y.dtype and x.size > 0 and y.size > 0
 
 
 cdef _rows(x):

@@ -149,7 +149,12 @@ SIGNATURES = {
     **{name: (name, "x:X", "Out") for name in (
         "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "abs", "square",
         "reciprocal", "sin", "cos", "floor", "ceil", "round", "sign", "erf", "assign")},
-    "silu": ("swish", "x:X", "Out", {"beta": 1.0}),
+    "silu": ("silu", "x:X", "Out"),
+    "logsigmoid": ("logsigmoid", "x:X", "Out"),
+    "celu": ("celu", "x:X alpha=1.0", "Out"),
+    "thresholded_relu": ("thresholded_relu", "x:X threshold=1.0 value=0.0", "Out"),
+    "rrelu": ("rrelu", "x:X lower=0.125 upper=0.3333333333333333 is_test=False", "Out"),
+    "gumbel_softmax": ("gumbel_softmax", "x:X temperature=1.0 hard=False axis=-1", "Out"),
     "hardswish": ("hard_swish", "x:X", "Out"),
     "gelu": ("gelu", "x:X approximate=False", "Out"),
     "leaky_relu": ("leaky_relu", "x:X negative_slope:alpha=0.02", "Out"),

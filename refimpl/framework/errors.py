@@ -56,6 +56,12 @@ class ArgumentTypeAssertionError(TypeError, AssertionError):
     DataLoader dataset): a TypeError in refimpl's terms, an AssertionError in Paddle's."""
 
 
+class NotATensorError(TypeError, ValueError):
+    """A layer's tensor argument that is no Variable / Tensor (a numpy array, a LoDTensor):
+    a TypeError in refimpl's terms (and Paddle's static-graph checks), a ValueError in
+    Paddle 3's eager kernels' (their InvalidArgument: "must be Tensor, but got ...")."""
+
+
 class NoLengthError(TypeError, RuntimeError):
     """len() of what has no length (an IterableDataset): a TypeError, as Python's
     list() and length hints expect, and Paddle 2.0's RuntimeError."""

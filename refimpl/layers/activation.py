@@ -4,8 +4,11 @@ The two APIs often name one op's attribute differently (F.leaky_relu's negative_
 op's alpha, F.softshrink's threshold is its lambda) and pick other defaults; each layer
 function below maps its own arguments onto the op's attrs.
 """
-from .common import unary
+from ..framework.errors import LayerAssertionError
+from .creation import assign
+from .common import append_op_out, check_variable, check_variables, in_place, unary
 from .math import cast
+from .tensor import split
 
 
 def _simple(op_type, api_name=None):
@@ -93,8 +96,91 @@ def softshrink(x, threshold=0.5, name=None):
     return unary("softshrink", x, {"lambda": float(threshold)}, name)
 
 
-def thresholded_relu(x, threshold=1.0, name=None):
-    return unary("thresholded_relu", x, {"threshold": float(threshold)}, name)
+def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
+    """x above `threshold`, else `value` (Paddle 3's argument)."""
+    return unary("thresholded_relu", x, {"threshold": float(threshold), "value": float(value)},
+                 name)
+
+
+# -- Paddle 3's activations
+def silu(x, inplace=False, name=None):
+    """x sigmoid(x); `inplace` makes an eager x the result (layers.common.in_place)."""
+    if inplace:
+        return in_place(silu, "silu")(x, name=name)
+    return unary("silu", x, None, name)
+
+
+def celu(x, alpha=1.0, name=None):
+    """max(0, x) + min(0, alpha (exp(x / alpha) - 1))."""
+    if alpha == 0:      # 3.3.1's error
+        raise ZeroDivisionError("alpha cannot be 0 for celu")
+    return unary("celu", x, {"alpha": float(alpha)}, name)
+
+
+def paddle3_mish(x, name=None):
+    """x tanh(softplus(x)), softplus(x) = x above 20 (the mish op's default threshold)."""
+    return unary("mish", x, None, name)
+
+
+def rrelu(x, lower=1.0 / 8.0, upper=1.0 / 3.0, training=True, name=None):
+    """Randomized leaky relu (the rrelu op): negative elements times a U(lower, upper)
+    draw in training, times (lower + upper) / 2 otherwise. 3.3.1's argument checks."""
+    if not isinstance(lower, float) or not isinstance(upper, float):
+        raise TypeError("rrelu: the lower and upper values must be float type. Received: "
+                        "lower %r, upper %r." % (lower, upper))
+    if not 0 <= lower <= 1:
+        raise ValueError("rrelu: the lower value must be in [0, 1]. Received: %r." % lower)
+    if upper < lower:
+        raise ValueError("rrelu: the upper value must be greater than lower value. "
+                         "Received: lower %r, upper %r." % (lower, upper))
+    if upper > 1:
+        raise ValueError("rrelu: the upper value must be no greater than one. Received: %r."
+                         % upper)
+    check_variable(x, "x", "rrelu")
+    return append_op_out("rrelu", {"X": [x]}, {"lower": lower, "upper": upper,
+                                               "is_test": not training}, name,
+                         extra_outputs=[("Noise", None)])[0]
+
+
+def gumbel_softmax(x, temperature=1.0, hard=False, axis=-1, name=None):
+    """softmax((x + Gumbel noise) / temperature) along axis; `hard`: its one-hot argmax."""
+    return unary("gumbel_softmax", x, {"temperature": float(temperature), "hard": bool(hard),
+                                       "axis": int(axis)}, name)
+
+
+def swiglu(x, y=None, name=None):
+    """silu(x) * y; without y, x's last axis split in halves a, b: silu(a) * b. Composed:
+    3.3.1 has a swiglu kernel for its eager and PIR modes but no legacy-IR op."""
+    check_variables("swiglu", x=x, y=y)
+    if y is None:
+        if x.shape[-1] >= 0 and x.shape[-1] % 2:
+            raise ValueError("swiglu: the last dim of x %r %s must be divisible by 2"
+                             % (x.name, list(x.shape)))
+        x, y = split(x, 2, axis=-1)
+    elif list(x.shape) != list(y.shape):
+        raise ValueError("swiglu: x %r %s and y %r %s must have one shape"
+                         % (x.name, list(x.shape), y.name, list(y.shape)))
+    return append_op_out("elementwise_mul", {"X": [silu(x)], "Y": [y]}, {"axis": -1}, name)
+
+
+def softmax2d(x, name=None):
+    """softmax over the channels of a [C, H, W] or [N, C, H, W] x (nn.Softmax2D)."""
+    check_variable(x, "x", "Softmax2D")
+    if len(x.shape) not in (3, 4):
+        raise LayerAssertionError("Softmax2D requires a 3D or 4D tensor as input. Received: "
+                                  "%dD." % len(x.shape))
+    return softmax(x, -3, name=name)
+
+
+def compat_softmax(input, dim=None, dtype=None, *, out=None):
+    """paddle.softmax / Tensor.softmax (3.3.1's torch-style signature): dim None is 0 for
+    a 0-D, 1-D or 3-D input, else 1; `out`, when given, receives the result."""
+    if dim is None:
+        dim = 0 if len(input.shape) in (0, 1, 3) else 1
+    result = softmax(input, dim, dtype)
+    if out is None:
+        return result
+    return assign(result, out)
 
 
 # -- fluid.layers (1.8)
@@ -161,6 +247,7 @@ def mish(x, threshold=20, name=None):
 
 
 _BOTH = ["relu", "sigmoid", "tanh", "softsign"]
+_LOG_SIGMOID = _simple("logsigmoid", "log_sigmoid")
 
 EXPORTS = {
     "nn.functional": dict(
@@ -169,7 +256,9 @@ EXPORTS = {
          "hardsigmoid": hardsigmoid, "hardswish": hardswish, "hardtanh": hardtanh,
          "hardshrink": hardshrink, "softshrink": softshrink,
          "thresholded_relu": thresholded_relu,
-         "log_sigmoid": _simple("logsigmoid", "log_sigmoid"),
+         "log_sigmoid": _LOG_SIGMOID, "logsigmoid": _LOG_SIGMOID,
+         "silu": silu, "celu": celu, "mish": paddle3_mish, "rrelu": rrelu,
+         "gumbel_softmax": gumbel_softmax, "swiglu": swiglu,
          "tanhshrink": _simple("tanh_shrink", "tanhshrink")},
         **{n: _simple(n) for n in _BOTH}),
     "fluid.layers": dict(
@@ -182,5 +271,6 @@ EXPORTS = {
          "logsigmoid": _simple("logsigmoid"), "tanh_shrink": _simple("tanh_shrink"),
          "mish": mish},
         **{n: _simple(n) for n in _BOTH}),
-    "paddle": {"tanh": _simple("tanh"), "sigmoid": _simple("sigmoid")},
+    "paddle": {"tanh": _simple("tanh"), "sigmoid": _simple("sigmoid"),
+               "softmax": compat_softmax},
 }

@@ -3,6 +3,7 @@ import functools
 import warnings
 
 from ..framework import mode
+from ..framework.errors import NotATensorError
 from ..dygraph.dispatch import run_eagerly
 from ..dygraph.tensor import Tensor
 from ..framework.layer_helper import LayerHelper
@@ -15,7 +16,7 @@ __all__ = ["unary", "binary", "check_variable", "check_variables", "check_dtype"
 
 def check_variable(x, arg, layer):
     if not isinstance(x, Variable):
-        raise TypeError("%s: argument %r must be %s, got %s"
+        raise NotATensorError("%s: argument %r must be %s, got %s"
                         % (layer, arg, mode.variable_kind(), type(x).__name__))
 
 

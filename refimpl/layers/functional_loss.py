@@ -84,12 +84,16 @@ def _huber(input, label, delta, name):
     return out
 
 
-def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
+def smooth_l1_loss(input, label, reduction="mean", delta=1.0, is_huber=True, name=None):
     """Paddle 2.0's smooth L1 is the Huber loss (huber_loss op): 0.5 r^2 for |r| <= delta,
-    delta (|r| - delta / 2) beyond; then reduction."""
+    delta (|r| - delta / 2) beyond; Paddle 3's is_huber=False divides it by delta (0.5 r^2
+    / delta, |r| - delta / 2); then reduction."""
     check_variables("smooth_l1_loss", input=input, label=label)
     _check_reduction(reduction, "smooth_l1_loss")
-    return _reduce(_huber(input, label, delta, name), reduction)
+    loss = _huber(input, label, delta, name)
+    if not is_huber and delta != 1:
+        loss = loss / float(delta)
+    return _reduce(loss, reduction)
 
 
 def huber_loss(input, label, delta):

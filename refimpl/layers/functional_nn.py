@@ -1,6 +1,8 @@
 """paddle.nn.functional (2.0) layers on given weights: linear, bilinear, prelu, maxout;
-the in-place activations relu_/elu_/softmax_; alpha_dropout, dropout2d/3d. fluid.layers'
-maxout twin."""
+the in-place activations relu_/elu_/softmax_ (and Paddle 3's hardtanh_, leaky_relu_, tanh_,
+thresholded_relu_); alpha_dropout, dropout2d/3d (Paddle 3's dropout1d,
+feature_alpha_dropout). fluid.layers' maxout twin."""
+import warnings
 
 from .. import versions
 from .activation import EXPORTS as _ACTIVATIONS
@@ -64,6 +66,9 @@ _F = _ACTIVATIONS["nn.functional"]
 relu_ = in_place(_F["relu"], "relu_")
 elu_ = in_place(_F["elu"], "elu_")
 softmax_ = in_place(_F["softmax"], "softmax_")
+# Paddle 3's
+_IN_PLACE_3 = {name + "_": in_place(_F[name], name + "_")
+               for name in ("hardtanh", "leaky_relu", "tanh", "thresholded_relu")}
 
 
 def _check_p(p, layer):
@@ -85,6 +90,31 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
     saturation), then a x + b restores zero mean and unit variance (Paddle 2.0's formula)."""
     check_variables("alpha_dropout", x=x)
     _check_p(p, "alpha_dropout")
+    return _alpha_dropout(x, p, training, name, x)
+
+
+def feature_alpha_dropout(x, p=0.5, training=True, name=None):
+    """alpha_dropout of whole feature maps (Paddle 3): one keep draw per (sample, channel)
+    of an x of at least 2 dims, broadcast over the others."""
+    check_variables("feature_alpha_dropout", x=x)
+    if not isinstance(p, (float, int)):
+        raise TypeError("feature_alpha_dropout: p must be a float or int, got %s"
+                        % type(p).__name__)
+    _check_p(p, "feature_alpha_dropout")
+    if len(x.shape) < 2:
+        raise ValueError("feature_alpha_dropout: x %r %s needs at least 2 dims"
+                         % (x.name, list(x.shape)))
+    per_channel = x
+    if len(x.shape) > 2:
+        per_channel = append_op_out("reduce_sum", {"X": [x]},
+                                    {"dim": list(range(2, len(x.shape))), "keep_dim": True,
+                                     "reduce_all": False}, stop_gradient=True)
+    return _alpha_dropout(x, p, training, name, per_channel)
+
+
+def _alpha_dropout(x, p, training, name, mask_like):
+    """alpha dropout of x with a keep mask shaped like `mask_like` (x's, or one entry per
+    channel), broadcast over x."""
     if not training or p == 0:
         return x
     if p == 1:      # every element dropped: zeros (Paddle 2.0), not the formula's 0 ** -0.5
@@ -93,7 +123,7 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
     alpha_p = -alpha * scale
     a = ((1 - p) * (1 + p * alpha_p * alpha_p)) ** -0.5
     b = -a * alpha_p * p
-    keep = _keep_mask(x, p, "downscale_in_infer")
+    keep = _keep_mask(mask_like, p, "downscale_in_infer")
     y = x * keep + (1.0 - keep) * alpha_p
     return append_op_out("scale", {"X": [y]}, {"scale": a, "bias": b,
                                               "bias_after_scale": True}, name)
@@ -115,6 +145,20 @@ def _channel_dropout(x, p, training, data_format, spatial, layer):
                                                            "reduce_all": False},
                                 stop_gradient=True)
     return x * _keep_mask(per_channel, p, "upscale_in_train")
+
+
+def dropout1d(input, p=0.5, training=True, inplace=False):
+    """Zero whole channels of an [N, C, L] or [C, L] input, each kept one scaled by
+    1 / (1 - p): F.dropout along the channel axis, so (as in 3.3.1, measured) one draw per
+    channel shared by the batch's samples. `inplace` is accepted and ignored, as there."""
+    check_variables("dropout1d", input=input)
+    _check_p(p, "dropout1d")
+    if len(input.shape) not in (2, 3):
+        raise RuntimeError("dropout1d expects 2D or 3D input, got %dD" % len(input.shape))
+    if inplace:
+        warnings.warn("dropout1d: inplace=True is not supported and is ignored (as in "
+                      "Paddle 3.3.1)", stacklevel=2)
+    return dropout(input, p, axis=len(input.shape) - 2, training=training)
 
 
 def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
@@ -228,6 +272,8 @@ EXPORTS = {
     "nn.functional": {"linear": linear, "glu": glu, "bilinear": bilinear, "prelu": prelu,
                       "maxout": maxout, "relu_": relu_, "elu_": elu_, "softmax_": softmax_,
                       "alpha_dropout": alpha_dropout, "dropout2d": dropout2d,
+                      "dropout1d": dropout1d, "feature_alpha_dropout": feature_alpha_dropout,
+                      **_IN_PLACE_3,
                       "dropout3d": dropout3d, "instance_norm": instance_norm,
                       "local_response_norm": local_response_norm,
                       "gather_tree": gather_tree},

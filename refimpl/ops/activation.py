@@ -190,9 +190,15 @@ _unary("selu",
        lambda x, scale=_SELU_SCALE, alpha=_SELU_ALPHA:
            _typed(x, scale * np.where(x > 0, x, alpha * np.expm1(x))),
        _selu_grad, from_out=True, attrs={"scale": _SELU_SCALE, "alpha": _SELU_ALPHA})
-_unary("thresholded_relu", lambda x, threshold=1.0: _typed(x, np.where(x > threshold, x, 0)),
-       lambda x, d, threshold=1.0: d * (x > threshold),
-       attrs={"threshold": 1.0}, sample_attrs={"threshold": 0.3}, kinks=(0.3,))
+# value: what elements at or below the threshold become (Paddle 3's attr; 1.8's op has none)
+_unary("thresholded_relu",
+       lambda x, threshold=1.0, value=0.0: _typed(x, np.where(x > threshold, x, value)),
+       lambda x, d, threshold=1.0, value=0.0: d * (x > threshold),
+       attrs={"threshold": 1.0, "value": 0.0}, sample_attrs={"threshold": 0.3}, kinks=(0.3,))
+_unary("celu",
+       lambda x, alpha=1.0: _typed(x, np.where(x > 0, x, alpha * np.expm1(x / alpha))),
+       lambda x, d, alpha=1.0: d * _typed(d, np.where(x > 0, 1, np.exp(x / alpha))),
+       attrs={"alpha": 1.0}, sample_attrs={"alpha": 0.5})
 _unary("hard_shrink", lambda x, threshold=0.5: _typed(x, np.where(np.abs(x) > threshold, x, 0)),
        lambda x, d, threshold=0.5: d * (np.abs(x) > threshold),
        attrs={"threshold": 0.5}, kinks=(-0.5, 0.5))
@@ -232,6 +238,8 @@ _unary("soft_relu",
        lambda x, threshold=40.0: np.log1p(np.exp(np.clip(x, -threshold, threshold))),
        lambda x, d, threshold=40.0: d * _sigmoid(x) * (np.abs(x) < threshold),
        attrs={"threshold": 40.0}, sample_attrs={"threshold": 0.5}, kinks=(-0.5, 0.5))
+_unary("silu", lambda x: x * _sigmoid(x),
+       lambda x, d: d * (lambda s: s + x * s * (1 - s))(_sigmoid(x)))
 _unary("swish", lambda x, beta=1.0: x * _sigmoid(beta * x),
        lambda x, d, beta=1.0: d * (lambda s: s + beta * x * s * (1 - s))(_sigmoid(beta * x)),
        attrs={"beta": 1.0})

@@ -10,10 +10,11 @@ from .function_layer import REQUIRED, function_layer
 __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", "ELU",
            "LeakyReLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
            "SELU", "Softplus", "Softshrink", "Softsign", "Swish", "Tanhshrink",
-           "ThresholdedReLU", "PReLU", "Maxout", "GLU"]
+           "ThresholdedReLU", "PReLU", "Maxout", "GLU", "SiLU", "Silu", "CELU", "Mish",
+           "RReLU", "Softmax2D"]
 
 _functional = dict(F.EXPORTS["nn.functional"], maxout=functional_nn.maxout,
-                   glu=functional_nn.glu)
+                   glu=functional_nn.glu, softmax2d=F.softmax2d)
 
 
 def _activation(class_name, function, **settings):
@@ -46,11 +47,48 @@ ThresholdedReLU = _activation("ThresholdedReLU", "thresholded_relu", threshold=1
 Maxout = _activation("Maxout", "maxout", groups=REQUIRED, axis=1)
 
 
-class GLU(_activation("GLU", "glu", axis=-1)):
-    """F.glu as a layer; its repr names the layer's name too, when given (Paddle 3.3.1)."""
+class _Named:
+    """A repr naming the layer's name too, when given (3.3.1's GLU, Silu, RReLU)."""
 
     def extra_repr(self):
-        return super().extra_repr() + (", name=%s" % self._name if self._name else "")
+        return ", ".join(part for part in (super().extra_repr(), self._name and
+                                           "name=%s" % self._name) if part)
+
+
+class GLU(_Named, _activation("GLU", "glu", axis=-1)):
+    """F.glu as a layer; its repr names the layer's name too, when given (Paddle 3.3.1)."""
+
+
+CELU = _activation("CELU", "celu", alpha=1.0)
+Mish = _activation("Mish", "mish")
+
+
+class Softmax2D(_Named, _activation("Softmax2D", "softmax2d")):
+    """Softmax over the channels of a 3-D or 4-D input."""
+
+
+class Silu(_Named, _activation("Silu", "silu", inplace=False)):
+    """F.silu as a layer (Paddle 3's nn.SiLU and nn.Silu, one class)."""
+
+
+SiLU = Silu
+
+
+class RReLU(Layer):
+    """F.rrelu as a layer: random slopes in training, their mean after eval()."""
+
+    def __init__(self, lower=1.0 / 8.0, upper=1.0 / 3.0, name=None):
+        super().__init__()
+        self._lower, self._upper, self._name = lower, upper, name
+
+    def forward(self, x):
+        self._expect_input(x)
+        return F.rrelu(x, self._lower, self._upper, self.training, self._name)
+
+    def extra_repr(self):
+        return "lower=%s, upper=%s, training=%s, dtype=%s%s" % (
+            self._lower, self._upper, self.training, self._dtype,
+            ", name=%s" % self._name if self._name else "")
 
 
 class PReLU(Layer):

@@ -12,6 +12,7 @@ from .base import Layer
 __all__ = ["Linear", "Embedding", "Flatten", "Dropout", "Bilinear", "Dropout2D", "Dropout3D",
            "AlphaDropout", "Pad1D", "Pad2D", "Pad3D", "PixelShuffle", "Upsample",
            "UpsamplingNearest2D", "UpsamplingBilinear2D", "CosineSimilarity"]
+__all__ += ["FeatureAlphaDropout", "Identity"]     # Paddle 3's
 
 
 class Linear(Layer):
@@ -177,18 +178,34 @@ class Dropout3D(_ChannelDropout):
 class AlphaDropout(Layer):
     """nn.functional.alpha_dropout (keeps SELU's mean and variance) in training; identity
     after eval()."""
+    _function = functional_nn.alpha_dropout
 
     def __init__(self, p=0.5, name=None):
         super().__init__()
-        _check_p("AlphaDropout", p)
+        _check_p(type(self).__name__, p)
         self.p, self._name = p, name
 
     def forward(self, input):
         self._expect_input(input, "input")
-        return functional_nn.alpha_dropout(input, self.p, self.training, self._name)
+        return type(self)._function(input, self.p, self.training, self._name)
 
     def extra_repr(self):
         return "p=%s" % (self.p,)
+
+
+class FeatureAlphaDropout(AlphaDropout):
+    """nn.functional.feature_alpha_dropout (Paddle 3): alpha dropout of whole channels."""
+    _function = functional_nn.feature_alpha_dropout
+
+
+class Identity(Layer):
+    """Returns its input (Paddle 3); the constructor takes any arguments and ignores them."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__()
+
+    def forward(self, input):
+        return input
 
 
 class _Pad(Layer):

@@ -29,6 +29,19 @@ class FunctionLayer(Layer):
         return ", ".join("%s=%s" % (k, self._settings[k]) for k in shown)
 
 
+def bound_settings(class_name, signature, layer, args, kwargs):
+    """{setting: value} of a constructor call `class_name`(*args, **kwargs) by its
+    `signature` (self first), defaults filled in; a TypeError naming the class."""
+    try:
+        given = signature.bind(layer, *args, **kwargs)
+    except TypeError as e:
+        raise TypeError("%s(): %s" % (class_name, e)) from None
+    given.apply_defaults()
+    values = dict(given.arguments)
+    del values["self"]
+    return values
+
+
 def function_layer(class_name, module, function, ranks=None, shown=None, **settings):
     """The FunctionLayer class `class_name` (of `module`) calling `function`; its
     constructor takes `settings` (in this order, with these defaults; REQUIRED: none),
@@ -43,13 +56,7 @@ def function_layer(class_name, module, function, ranks=None, shown=None, **setti
              [("self", REQUIRED)] + list(settings.items()) + [("name", None)]])
 
         def __init__(self, *args, **kwargs):
-            try:
-                given = signature.bind(self, *args, **kwargs)
-            except TypeError as e:
-                raise TypeError("%s(): %s" % (class_name, e)) from None
-            given.apply_defaults()
-            values = dict(given.arguments)
-            del values["self"]
+            values = bound_settings(class_name, signature, self, args, kwargs)
             FunctionLayer.__init__(self, values.pop("name"), **values)
 
         __init__.__signature__ = signature
