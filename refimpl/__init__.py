@@ -22,6 +22,10 @@ _allocator.tune()
 
 from .framework.dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64,
                                int8, int16, int32, int64, uint8)
+# Paddle 3's aliases (3.3.1: paddle.float is float32, paddle.long int64, ...)
+from .framework.dtypes import (complex64 as cfloat, complex128 as cdouble, float16 as half,
+                               float32 as float, float64 as double, int16 as short,
+                               int32 as int, int64 as long)
 from .framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda)
 from .framework.param_attr import ParamAttr
 from .framework.program import Variable
