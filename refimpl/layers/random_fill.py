@@ -1,14 +1,15 @@
 """Paddle 3's random fills and `_like` draws (3.3.1's names, all profiles): the in-place
 `x.uniform_`, `normal_`, `exponential_`, `cauchy_`, `geometric_`, `log_normal_`,
 `bernoulli_`, `random_` (also paddle.<name>), `paddle.log_normal`, `rand_like`,
-`randn_like`, `randint_like`.
+`randn_like`, `randint_like`, `poisson`, `binomial`, `standard_gamma`.
 
 3.3.1 composes most of them in Python over its uniform and gaussian draws, and so do these,
 over refimpl's uniform_random / gaussian_random ops, whose draws are 3.3.1's bit for bit
 (specs/ops/random.md): after the same paddle.seed the values are 3.3.1's where the
 arithmetic after the draw rounds alike (checked in tests/test_tensor_random_fill.py).
-exponential_ (a kernel there) is -log1p(-u) / lam of one uniform draw, random_ 3.3.1's
-kernel over the global engine (framework/random.random_fill)."""
+exponential_, poisson, binomial and standard_gamma are ops of their own as in 3.3.1
+(ops/distribution_draws.py), random_ 3.3.1's kernel over the global engine
+(framework/random.random_fill)."""
 import math
 
 import numpy as np
@@ -18,9 +19,11 @@ from ..framework import random
 from ..framework.dtypes import convert_dtype
 from ..framework.program import Variable
 from . import creation, sampling
-from .common import check_variable, in_place
+from ..framework.layer_helper import LayerHelper
+from .common import append_op_out, check_variable, in_place
 from .math import _paddle_unary, cast
 from .tensor import shape as shape_of
+from .tensor_fill import replacing
 
 _FLOATS = ("float16", "float32", "float64")
 exp, log, log1p, tan = (_paddle_unary(op) for op in ("exp", "log", "log1p", "tan"))
@@ -48,8 +51,44 @@ def normal(x, mean=0.0, std=1.0, name=None):
 
 
 def exponential(x, lam=1.0, name=None):
-    """-log1p(-u) / lam, u uniform in [0, 1)."""
-    return log1p(uniform(x, 0.0, 1.0) * -1.0) * (-1.0 / lam)
+    """The exponential op: -log1p(-u) / lam, u uniform in [0, 1); x's gradient is zero."""
+    _float_shape(x, "exponential_")
+    return append_op_out("exponential", {"X": [x]}, {"lambda": float(lam)}, name)
+
+
+def exponential_(x, lam=1.0, name=None):
+    """In place: an eager x holds the draw; in a static program the op writes x itself,
+    as 3.3.1's exponential_ does (fetching x gives the draw)."""
+    if isinstance(x, Tensor):
+        return _exponential_in_place(x, lam)
+    _float_shape(x, "exponential_")
+    LayerHelper("exponential").append_op(type="exponential", inputs={"X": [x]},
+                                         outputs={"Out": [x]}, attrs={"lambda": float(lam)})
+    return x
+
+
+_exponential_in_place = in_place(exponential, "exponential_")
+
+
+def poisson(x, name=None):
+    """Poisson(x) elementwise (x's dtype; x's gradient is zero)."""
+    _float_shape(x, "poisson")
+    return append_op_out("poisson", {"X": [x]}, {}, name)
+
+
+def standard_gamma(x, name=None):
+    """Gamma(x, 1) elementwise, in x's dtype."""
+    _float_shape(x, "standard_gamma")
+    return append_op_out("standard_gamma", {"x": [x]}, {}, name, out_slot="out",
+                         stop_gradient=True)
+
+
+def binomial(count, prob, name=None):
+    """Binomial(count, prob) elementwise, int64."""
+    check_variable(count, "count", "binomial")
+    _float_shape(prob, "binomial")
+    return append_op_out("binomial", {"count": [count], "prob": [prob]}, {}, name,
+                         out_dtype="int64", out_slot="out", stop_gradient=True)
 
 
 def cauchy(x, loc=0, scale=1, name=None):
@@ -144,14 +183,14 @@ def randint_like(x, low=0, high=None, dtype=None, name=None):
     return cast(drawn, dtype or x.dtype)
 
 
-_IN_PLACE = {"uniform_": uniform, "normal_": normal, "exponential_": exponential,
-             "cauchy_": cauchy, "geometric_": geometric, "log_normal_": log_normal_fill,
+_IN_PLACE = {"uniform_": uniform, "normal_": normal, "cauchy_": cauchy, "geometric_": geometric, "log_normal_": log_normal_fill,
              "bernoulli_": bernoulli}
-_FILLS = dict({name: in_place(fill, name) for name, fill in _IN_PLACE.items()},
-              random_=random_)
+_FILLS = dict({name: in_place(replacing(fill), name) for name, fill in _IN_PLACE.items()},
+              random_=random_, exponential_=exponential_)
 
 EXPORTS = {
     "paddle": dict(_FILLS, log_normal=log_normal, rand_like=rand_like, randn_like=randn_like,
-                   randint_like=randint_like),
+                   randint_like=randint_like, poisson=poisson, binomial=binomial,
+                   standard_gamma=standard_gamma),
     "Tensor": _FILLS,
 }

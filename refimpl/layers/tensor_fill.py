@@ -89,11 +89,26 @@ def fill_diagonal_tensor(x, y, offset=0, dim1=0, dim2=1, name=None):
     return where(creation.assign(mask), spread, x)
 
 
+def replacing(fill):
+    """fill(x, ...) standing in for x: where x needs a gradient, in the graph as a `where`
+    that passes x none (3.3.1's fills and random fills give x a zero gradient), else the
+    fill itself."""
+    def replaced(x, *args, **kwargs):
+        value = fill(x, *args, **kwargs)
+        if x.stop_gradient:
+            return value
+        return where(creation.full_like(x, True, "bool"), value, x)
+    replaced.__name__ = fill.__name__
+    return replaced
+
+
+@replacing
 def fill(x, value):
     """x.fill_(value) out of place: full_like(x, value)."""
     return _filled(x, value)
 
 
+@replacing
 def zero(x):
     return _filled(x, 0)
 

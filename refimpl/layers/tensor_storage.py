@@ -103,13 +103,17 @@ def _device_or_dtype(value):
                          "device is %s" % type(value).__name__) from None
 
 
-def to(self, *args, device=None, dtype=None, blocking=None, **kwargs):
+def to(self, *args, device=None, dtype=None, blocking=None, other=None):
     """x on a device and / or of a dtype: to('gpu:0'), to('float64'), to(other) (other's
-    dtype and place), to('cpu', 'int64'), to(device=..., dtype=...). The tensor itself
-    when nothing changes, else a new one in the graph (the cast)."""
+    dtype and place), to('cpu', 'int64', blocking), to(device=..., dtype=..., other=...);
+    at most 3 positional arguments (3.3.1's TypeError). The tensor itself when nothing
+    changes, else a new one in the graph (the cast)."""
     _eager(self, "to")
+    if len(args) > 3:
+        raise TypeError("Tensor.to takes at most 3 positional arguments (device, dtype, "
+                        "blocking), got %d" % len(args))
     given = {"device": device, "dtype": dtype}
-    for value in args:
+    for value in args + ((other,) if other is not None else ()):
         if isinstance(value, Tensor):
             given.update(device=value.place, dtype=value.dtype)
         elif not isinstance(value, bool):
