@@ -31,25 +31,22 @@ def _filled(x, value):
 
 
 def fill_diagonal(x, value, offset=0, wrap=False, name=None):
-    """x with `value` on its diagonal: 2-D x at (i, i + offset); with wrap a tall x starts
-    the diagonal again every cols + 1 rows (numpy's fill_diagonal); x of more dims (3.3.1
-    does not check that they are equal) at the flat positions k * (sum of x's strides), k
-    below its smallest dim. A 1-D x is refused (3.3.1's kernel dies on SIGFPE)."""
+    """x with `value` on its diagonal, at 3.3.1's kernel's positions: i + offset for the
+    flat i = 0, s, 2 s, ... (s the sum of x's strides: cols + 1 for a matrix) below
+    min(numel, cols^2) for a matrix without wrap (wrap: the diagonal of a tall matrix
+    starts again every cols + 1 rows), below numel for more dims (whose sizes 3.3.1 does
+    not check), where i's column plus offset stays within the last dim. A 1-D x is refused
+    (3.3.1's kernel dies on SIGFPE)."""
     shape = _known_shape(x, "fill_diagonal_")
     if len(shape) < 2:
         raise ValueError("fill_diagonal_: x must be at least 2-D, got shape %s" % shape)
-    mask = np.zeros(int(np.prod(shape)), bool)
-    if len(shape) == 2:
-        rows, cols = shape
-        start = offset if offset >= 0 else -offset * cols
-        stop = mask.size if wrap else min(mask.size, start + (cols + 1) * min(rows, cols))
-        flat = np.arange(start, stop, cols + 1)
-        if not wrap:
-            flat = flat[(flat % cols) - (flat // cols) == offset]
-    else:
-        strides = np.cumprod([1] + shape[:0:-1])[::-1]
-        flat = np.arange(min(shape)) * int(strides.sum())
-    mask[flat] = True
+    numel, cols = int(np.prod(shape)), shape[-1]
+    step = int(np.cumprod([1] + shape[:0:-1]).sum())
+    size = min(numel, cols * cols) if len(shape) == 2 and not wrap else numel
+    flat = np.arange(0, size, step)
+    column = flat % cols + offset
+    mask = np.zeros(numel, bool)
+    mask[flat[(column >= 0) & (column < cols)] + offset] = True
     return where(creation.assign(mask.reshape(shape)), _filled(x, value), x)
 
 
