@@ -1,16 +1,14 @@
 """Paddle 3's fills of a tensor (3.3.1's names, all profiles): `x.fill_(v)`, `x.zero_()`,
 `x.fill_diagonal_(v, offset, wrap)`, `x.fill_diagonal_tensor(y, offset, dim1, dim2)` and
-its in-place `_`, and `x.repeat(repeats)` (paddle.tile). 3.3.1 runs fill_diagonal and
-fill_diagonal_tensor as kernels; here they are a `where` between x and the fill over a
-constant mask of the diagonal (the positions follow from the static shape), so static
-programs and gradients come from where / gather: none to the filled positions of x, y's
-to its own."""
+its in-place `_`, and `x.repeat(repeats)` (paddle.tile). fill_diagonal_tensor is its op
+(as 3.3.1's kernel); fill_diagonal_ (a kernel in 3.3.1 too) is a `where` between x and the
+fill over a constant mask of 3.3.1's positions (they follow from the static shape), so its
+static programs and gradients come from where: none to the filled positions of x."""
 import numpy as np
 
-from ..framework.dtypes import convert_dtype
 from . import creation
-from .common import check_variable, in_place
-from .tensor import gather, reshape, tile, where
+from .common import append_op_out, check_variable, in_place
+from .tensor import tile, where
 
 
 def _known_shape(x, layer):
@@ -50,40 +48,13 @@ def fill_diagonal(x, value, offset=0, wrap=False, name=None):
     return where(creation.assign(mask.reshape(shape)), _filled(x, value), x)
 
 
-def _diagonal_index(shape, offset, dim1, dim2):
-    """(mask of x's diagonal between dims dim1 and dim2, flat index into y per position,
-    y's shape): y holds x's other dims, then the diagonal."""
-    grid = np.indices(shape)
-    i, j = grid[dim1], grid[dim2]
-    mask = j - i == offset
-    others = [k for k in range(len(shape)) if k not in (dim1, dim2)]
-    length = int(mask.any(axis=tuple(others)).sum()) if others else int(mask.sum())
-    along = i if offset >= 0 else j
-    y_shape = [shape[k] for k in others] + [length]
-    index = np.ravel_multi_index([grid[k] for k in others] + [np.minimum(along, length - 1)],
-                                 y_shape) if length else np.zeros(shape, np.int64)
-    return mask, np.where(mask, index, 0).astype(np.int64), y_shape
-
-
 def fill_diagonal_tensor(x, y, offset=0, dim1=0, dim2=1, name=None):
-    """x with the diagonal (offset) between its dims dim1 and dim2 set to y, whose shape
-    is x's other dims then the diagonal's length (3.3.1's AssertionError otherwise)."""
-    shape = _known_shape(x, "fill_diagonal_tensor")
+    """The fill_diagonal_tensor op: x with the diagonal (offset) between its dims dim1 and
+    dim2 set to y, whose shape must be x's other dims then the diagonal's length (the op's
+    error names the shape wanted; 3.3.1's is an AssertionError)."""
     check_variable(y, "y", "fill_diagonal_tensor")
-    rank = len(shape)
-    dim1, dim2 = dim1 % rank, dim2 % rank
-    if dim1 == dim2:
-        raise ValueError("fill_diagonal_tensor: dim1 and dim2 must differ, got %d and %d"
-                         % (dim1, dim2))
-    mask, index, y_shape = _diagonal_index(shape, offset, dim1, dim2)
-    if list(y.shape) != y_shape:
-        raise AssertionError("the y shape should be %s (fill_diagonal_tensor: y's shape "
-                             "is %s)" % (y_shape, list(y.shape)))
-    if convert_dtype(y.dtype) != convert_dtype(x.dtype):
-        raise TypeError("fill_diagonal_tensor: y's dtype %s must be x's, %s"
-                        % (convert_dtype(y.dtype), convert_dtype(x.dtype)))
-    spread = reshape(gather(reshape(y, [-1]), creation.assign(index.reshape(-1))), shape)
-    return where(creation.assign(mask), spread, x)
+    return append_op_out("fill_diagonal_tensor", {"X": [x], "Y": [y]},
+                         {"offset": int(offset), "dim1": int(dim1), "dim2": int(dim2)}, name)
 
 
 def replacing(fill):
@@ -115,11 +86,10 @@ def repeat(x, repeats):
     return tile(x, [repeats] if isinstance(repeats, int) else repeats)
 
 
-EXPORTS = {
-    "Tensor": {"fill_": in_place(fill, "fill_"), "zero_": in_place(zero, "zero_"),
-               "fill_diagonal_": in_place(fill_diagonal, "fill_diagonal_"),
-               "fill_diagonal_tensor": fill_diagonal_tensor,
-               "fill_diagonal_tensor_": in_place(fill_diagonal_tensor,
-                                                 "fill_diagonal_tensor_"),
-               "repeat": repeat},
-}
+_FILLS = {"fill_": in_place(fill, "fill_"), "zero_": in_place(zero, "zero_"),
+          "fill_diagonal_": in_place(fill_diagonal, "fill_diagonal_"),
+          "fill_diagonal_tensor": fill_diagonal_tensor,
+          "fill_diagonal_tensor_": in_place(fill_diagonal_tensor, "fill_diagonal_tensor_")}
+
+# paddle.tensor.manipulation holds the fills in 3.3.1 (the paddle namespace does not)
+EXPORTS = {"Tensor": dict(_FILLS, repeat=repeat), "tensor": _FILLS}
