@@ -16,7 +16,7 @@ import numpy as np
 
 from ..dygraph.tensor import Tensor
 from ..framework import random
-from ..framework.dtypes import convert_dtype
+from ..framework.dtypes import convert_dtype, get_default_dtype
 from ..framework.program import Variable
 from . import creation, sampling
 from ..framework.layer_helper import LayerHelper
@@ -99,12 +99,13 @@ def cauchy(x, loc=0, scale=1, name=None):
 
 def geometric(x, probs, name=None):
     """log(u) / log1p(-probs), u uniform in [tiny, 1) (3.3.1's composition: not rounded
-    up to integers)."""
+    up to integers; a number probs is first a tensor of the default dtype, as its
+    to_tensor makes it)."""
     _, dtype = _float_shape(x, "geometric_")
     u = uniform(x, float(np.finfo(dtype).tiny), 1.0)
-    if isinstance(probs, Variable):
-        return log(u) / log1p(cast(probs, dtype) * -1.0)
-    return log(u) * (1.0 / math.log1p(-probs))
+    if not isinstance(probs, Variable):
+        probs = creation.full([], probs, get_default_dtype())
+    return log(u) / log1p(cast(probs, dtype) * -1.0)
 
 
 def log_normal_fill(x, mean=1.0, std=2.0, name=None):

@@ -167,6 +167,12 @@ def resize_(self, shape, fill_zero=False, name=None):
     return _change_storage(self, value.reshape(shape))
 
 
+def share_buffer_to(self, dst):
+    """dst holds this tensor's array (Paddle's Tensor._share_buffer_to: one storage)."""
+    dst._value = _eager(self, "_share_buffer_to")
+    return dst
+
+
 def detach_(self):
     """This tensor cut from the graph, in place: stop_gradient=True."""
     _eager(self, "detach_")
@@ -212,5 +218,6 @@ EXPORTS = {
                "stride": stride, "itemsize": property(_itemsize),
                "device": property(_device), "is_cuda": property(_is_cuda),
                "pin_memory": pin_memory, "to": to, "copy_": copy_, "set_": set_,
-               "resize_": resize_, "detach_": detach_, "apply": apply, "apply_": apply_},
+               "resize_": resize_, "detach_": detach_, "apply": apply, "apply_": apply_,
+               "_share_buffer_to": share_buffer_to},
 }

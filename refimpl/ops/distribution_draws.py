@@ -1,11 +1,12 @@
 """Paddle 3's ops drawing from a distribution per element of their input (3.3.1's kernels,
 forward only but for a zero gradient): exponential (Tensor.exponential_), poisson,
 binomial, standard_gamma. exponential draws one uniform value of the global generator per
-element (3.3.1's values after paddle.seed, measured); the others draw from the global numpy
+element (3.3.1's values after paddle.seed, bit for bit); the others draw from the global numpy
 stream that paddle.seed resets (3.3.1's own streams are not reproduced): their tests are
 statistical (tests/test_tensor_random_fill.py, Paddle 3's test_poisson_op)."""
 import numpy as np
 
+from ..framework.mt19937 import libm_log
 from ..framework.random import rng_for, uniform
 from .registry import OpDef, register
 
@@ -32,15 +33,17 @@ class _DrawOp(OpDef):
 
 @register
 class Exponential(_DrawOp):
-    """Out = -log1p(-u) / lambda, u one U(0, 1) draw in X's dtype per element (3.3.1's
-    CPU kernel, measured bit for bit after paddle.seed)."""
+    """Out = -log(1 - u) / lambda in X's dtype, u one U(0, 1) draw per element and log the
+    C library's (3.3.1's CPU kernel: 2000 draws bit for bit after paddle.seed, float32 and
+    float64)."""
     type = "exponential"
     attrs = {"lambda": 1.0}
 
     @staticmethod
     def forward(x, **attrs):
+        t = x.dtype.type
         u = uniform(0, 0.0, 1.0, x.shape, x.dtype)
-        return (-np.log1p(-u) / x.dtype.type(attrs["lambda"])).astype(x.dtype)
+        return (-libm_log(t(1) - u) / t(attrs["lambda"])).astype(x.dtype)
 
 
 @register
