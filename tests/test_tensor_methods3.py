@@ -188,3 +188,14 @@ def test_static_variable_methods():
     assert got.dtype == np.float64 and (got == 2).all()
     with pytest.raises(TypeError, match="dygraph-only"):
         v.data_ptr()
+
+
+def test_fill_of_a_tensor_needing_gradient_passes_none_and_retains(dygraph):
+    x = paddle.to_tensor([1., 2, 3], stop_gradient=False)
+    y = x * 2
+    y.retain_grads()
+    y.fill_(1)              # 3.3.1: y stays in the graph; x's gradient zero
+    (y * paddle.to_tensor([1., 2, 3])).sum().backward()
+    np.testing.assert_array_equal(np.asarray(x.grad), [0, 0, 0])
+    np.testing.assert_array_equal(np.asarray(y.grad), [0, 0, 0])   # the retained value's
+    assert not y.stop_gradient and y.numpy().tolist() == [1, 1, 1]

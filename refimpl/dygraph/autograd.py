@@ -314,7 +314,8 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
             # zeros, as Paddle 1.8's engine zero-fills the missing output gradients)
             for i, ref in node.retained.items():
                 t = ref()
-                if t is None or getattr(t, "_retained_at", None) is not node:
+                if t is None or (t._node is not node and
+                                 getattr(t, "_retained_at", None) is not node):
                     continue
                 g = grads[i]
                 if g is None and t._grad is None and any(x is not None for x in grads):
