@@ -26,6 +26,14 @@ def test_cast_methods(dygraph, method, dtype, expected):
     np.testing.assert_array_equal(out.numpy(), np.asarray(expected).astype(dtype))
 
 
+def test_methods_named_after_dtypes(dygraph):
+    x = paddle.to_tensor(X)
+    for dtype in ("float16", "float64", "int8", "int16", "int32", "int64", "uint8",
+                  "complex64", "complex128"):
+        out = getattr(x, dtype)()
+        assert out.dtype == dtype and np.array_equal(out.numpy(), X.astype(dtype))
+
+
 def test_cast_method_gradient_and_bfloat16(dygraph):
     x = paddle.to_tensor(X, stop_gradient=False)
     (x.double() * 3).sum().backward()

@@ -1,5 +1,5 @@
 """Paddle 3's dtype conversions and dtype queries of a tensor (3.3.1's names, all profiles):
-the cast methods `x.float()`, `x.long()`, ... and `x.type_as(y)`, `x.new_full(size, v)`
+the cast methods `x.float()`, `x.long()`, `x.float32()`, ... and `x.type_as(y)`, `x.new_full(size, v)`
 and its kin (a new tensor of x's dtype), `paddle.is_floating_point / is_complex /
 is_integer` (also methods), `x.is_same_shape(y)`. Everything is a cast, a fill or a
 Python answer about the dtype: static programs, eager tensors and gradients come from
@@ -9,10 +9,14 @@ from ..framework.program import Variable
 from . import creation
 from .math import cast
 
-# x.<method>() is x.astype(<dtype>) (3.3.1's Tensor methods, measured)
-CAST_METHODS = {"float": "float32", "double": "float64", "half": "float16", "int": "int32",
-                "long": "int64", "short": "int16", "char": "int8", "byte": "uint8",
-                "bool": "bool", "cfloat": "complex64", "cdouble": "complex128"}
+# x.<method>() is x.astype(<dtype>) (3.3.1's Tensor methods, measured), under the torch
+# names and the dtypes' own (x.float32(), x.uint8(), ...)
+_DTYPE_NAMES = ("float16", "float32", "float64", "int8", "int16", "int32", "int64", "uint8",
+                "bool", "complex64", "complex128")
+CAST_METHODS = dict({name: name for name in _DTYPE_NAMES},
+                    float="float32", double="float64", half="float16", int="int32",
+                    long="int64", short="int16", char="int8", byte="uint8",
+                    cfloat="complex64", cdouble="complex128")
 
 FLOATING = ("float16", "float32", "float64")
 COMPLEX = ("complex64", "complex128")
