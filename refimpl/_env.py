@@ -77,7 +77,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         value = _scalar_shaped(data, np.asarray(data))
         if dtype is not None:
             value = value.astype(convert_dtype(dtype))
-        elif not isinstance(data, np.ndarray):
+        elif not isinstance(data, np.ndarray) and not (
+                isinstance(data, np.generic) and
+                versions.switch("to_tensor_numpy_scalar_dtype") == "kept"):
             value = _python_numbers_as_default(value)
         out = creation._source_op("assign_value", value_attrs(value), value.dtype.name)
     out.stop_gradient = stop_gradient

@@ -116,3 +116,11 @@ def test_generator_state_and_default_device(dygraph):
     np.testing.assert_array_equal(paddle.rand([2]).numpy(), first)
     paddle.set_default_device("cpu")
     assert paddle.get_default_device() == "cpu"
+
+
+@pytest.mark.parametrize("profile, dtype", [("2.0", "float32"), ("3", "float64")])
+def test_static_to_tensor_of_a_numpy_scalar(paddle_version, profile, dtype):
+    with paddle_version(profile):
+        assert paddle.to_tensor(np.float64(1.5)).dtype == dtype
+        assert paddle.to_tensor(1.5).dtype == "float32"
+        assert paddle.to_tensor(np.int32(2)).dtype == "int32"
