@@ -236,10 +236,10 @@ def get_default_device():
 
 
 from .framework.dtypes import DType as dtype  # noqa: E402  (paddle.dtype: the dtypes' class)
-from .framework.dtype_info import finfo, iinfo  # noqa: E402
+from .framework.dtype_info import BFLOAT16 as bfloat16, finfo, iinfo  # noqa: E402
 
 e, pi, inf, nan, newaxis = np.e, np.pi, np.inf, np.nan, None
 
 __all__ += ["as_tensor", "asarray", "from_numpy", "clone", "manual_seed", "get_rng_state",
             "set_rng_state", "set_default_device", "get_default_device", "dtype", "finfo",
-            "iinfo", "e", "pi", "inf", "nan", "newaxis"]
+            "iinfo", "bfloat16", "e", "pi", "inf", "nan", "newaxis"]

@@ -124,3 +124,18 @@ def test_static_to_tensor_of_a_numpy_scalar(paddle_version, profile, dtype):
         assert paddle.to_tensor(np.float64(1.5)).dtype == dtype
         assert paddle.to_tensor(1.5).dtype == "float32"
         assert paddle.to_tensor(np.int32(2)).dtype == "int32"
+
+
+def test_bfloat16_name():
+    # no bfloat16 tensors here: the name is known to finfo (3.3.1's values and repr) and
+    # refused by every conversion
+    info = paddle.finfo(paddle.bfloat16)
+    assert (info.bits, info.eps, info.max, info.resolution) == \
+        (16, 0.0078125, 3.3895313892515355e38, 0.01)
+    assert repr(info) == ("paddle.finfo(min=-3.38953e+38, max=3.38953e+38, eps=0.0078125, "
+                          "resolution=0.01, smallest_normal=1.17549e-38, tiny=1.17549e-38, "
+                          "bits=16, dtype=bfloat16)")
+    with pytest.raises(ValueError, match="paddle.iinfo can only be"):
+        paddle.iinfo(paddle.bfloat16)
+    with pytest.raises(TypeError, match="unsupported data type 'bfloat16'"):
+        paddle.zeros([2], paddle.bfloat16)

@@ -4,22 +4,27 @@ import numpy as np
 
 from .dtypes import REAL_OF, convert_dtype
 
-__all__ = ["finfo", "iinfo"]
+__all__ = ["finfo", "iinfo", "BFLOAT16"]
 
-_FLOATS = ("float16", "float32", "float64")
+_FLOATS = ("float16", "float32", "float64", "bfloat16")
 _INTS = ("int8", "int16", "int32", "int64", "uint8")
+
+# paddle.bfloat16: refimpl has no bfloat16 tensors (framework/dtypes.py), so the name is
+# this string, which every dtype conversion refuses; finfo answers for it (3.3.1's values)
+BFLOAT16 = "bfloat16"
+_BFLOAT16_INFO = {"bits": 16, "eps": 2.0 ** -7, "max": 3.3895313892515355e38,
+                  "tiny": 1.1754943508222875e-38, "resolution": 0.01}
 
 
 def _name(dtype, allowed, api):
     try:
-        name = convert_dtype(dtype)
+        name = BFLOAT16 if dtype == BFLOAT16 else convert_dtype(dtype)
     except TypeError:
         name = None
     name = REAL_OF.get(name, name) if api == "finfo" else name
     if name not in allowed:
-        raise ValueError("The argument of paddle.%s can only be %s (refimpl has no bfloat16 "
-                         "or float8), got %r" % (api, ", ".join("paddle." + a for a in allowed),
-                                                 dtype))
+        raise ValueError("The argument of paddle.%s can only be %s (refimpl has no float8), "
+                         "got %r" % (api, ", ".join("paddle." + a for a in allowed), dtype))
     return name
 
 
@@ -28,11 +33,17 @@ class finfo:
 
     def __init__(self, dtype):
         self.dtype = _name(dtype, _FLOATS, "finfo")
-        info = np.finfo(self.dtype)
-        self.bits = int(info.bits)
-        self.eps, self.min, self.max = float(info.eps), float(info.min), float(info.max)
-        self.tiny = self.smallest_normal = float(info.tiny)
-        self.resolution = 10.0 ** -int(info.precision)
+        if self.dtype == BFLOAT16:
+            info = _BFLOAT16_INFO
+        else:
+            limits = np.finfo(self.dtype)
+            info = {"bits": limits.bits, "eps": limits.eps, "max": limits.max,
+                    "tiny": limits.tiny, "resolution": 10.0 ** -int(limits.precision)}
+        self.bits = int(info["bits"])
+        self.eps, self.max = float(info["eps"]), float(info["max"])
+        self.min = -self.max
+        self.tiny = self.smallest_normal = float(info["tiny"])
+        self.resolution = float(info["resolution"])
 
     def __repr__(self):
         return ("paddle.finfo(min=%g, max=%g, eps=%g, resolution=%g, smallest_normal=%g, "
