@@ -4,11 +4,19 @@ training stack. `import refimpl as paddle`, or run an unmodified paddle script w
 from . import versions as _versions
 
 
+# paddle.int / long / short (Paddle 3: int32, int64, int16) are read through __getattr__,
+# so that `from paddle import *` does not shadow the builtin int (3.3.1's __all__ leaves
+# them out; its float, bool, double, ... it exports, and so does refimpl)
+_INT_ALIASES = {"int": "int32", "long": "int64", "short": "int16"}
+
+
 def __getattr__(name):
     # Paddle's __version__ is its release (scripts gate features on it): the release the
     # profile follows, read when asked; refimpl's own version is its package metadata's
     if name == "__version__":
         return _versions.release()
+    if name in _INT_ALIASES:
+        return globals()[_INT_ALIASES[name]]
     raise AttributeError("module %r has no attribute %r" % (__name__, name))
 
 
@@ -22,6 +30,9 @@ _allocator.tune()
 
 from .framework.dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64,
                                int8, int16, int32, int64, uint8)
+# Paddle 3's aliases (3.3.1: paddle.float is float32, paddle.double float64, ...)
+from .framework.dtypes import (complex64 as cfloat, complex128 as cdouble, float16 as half,
+                               float32 as float, float64 as double)
 from .framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda)
 from .framework.param_attr import ParamAttr
 from .framework.program import Variable

@@ -77,7 +77,9 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         value = _scalar_shaped(data, np.asarray(data))
         if dtype is not None:
             value = value.astype(convert_dtype(dtype))
-        elif not isinstance(data, np.ndarray):
+        elif not isinstance(data, np.ndarray) and not (
+                isinstance(data, np.generic) and
+                versions.switch("to_tensor_numpy_scalar_dtype") == "kept"):
             value = _python_numbers_as_default(value)
         out = creation._source_op("assign_value", value_attrs(value), value.dtype.name)
     out.stop_gradient = stop_gradient
@@ -173,3 +175,71 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise ValueError("grad: outputs do not depend on inputs %s; pass allow_unused=True "
                              "to get None for them" % unused)
     return grads
+
+
+# -- Paddle 3's creation, generator and dtype names (3.3.1's; specs/tensor_methods.md
+# "Paddle 3's tensor surface")
+
+def as_tensor(data, dtype=None, device=None, requires_grad=False, pin_memory=False):
+    """to_tensor(data, dtype, device), needing a gradient when requires_grad (a copy, as
+    3.3.1's)."""
+    return to_tensor(data, dtype, device, stop_gradient=not requires_grad)
+
+
+def asarray(obj, *, dtype=None, device=None, copy=None, requires_grad=False):
+    return to_tensor(obj, dtype, device, stop_gradient=not requires_grad)
+
+
+def from_numpy(ndarray):
+    """A Tensor of a numpy array (a copy: 3.3.1's does not share the array either)."""
+    if not isinstance(ndarray, np.ndarray):
+        raise TypeError("The input type of from_numpy() must be numpy.ndarray, but received "
+                        "%s." % type(ndarray))
+    return to_tensor(ndarray)
+
+
+def clone(x, name=None):
+    """x.clone(): a copy that stays in the graph (the assign op)."""
+    if not isinstance(x, Variable):
+        raise TypeError("clone: x must be a Tensor, got %s" % type(x).__name__)
+    return x.clone()
+
+
+def manual_seed(seed):
+    """paddle.seed(seed): the global generator, reseeded."""
+    from .framework.random import seed_all
+    return seed_all(seed)
+
+
+def get_rng_state(device=None):
+    """[the global generator's state] (3.3.1: one per device of the kind; refimpl draws on
+    the CPU only)."""
+    from .framework import random
+    return [random.default_cpu_generator().get_state()]
+
+
+def set_rng_state(state_list, device=None):
+    from .framework import random
+    for state in state_list:
+        random.default_cpu_generator().set_state(state)
+
+
+def set_default_device(device):
+    """paddle.set_device (an int i is 'gpu:i')."""
+    from .device import set_device
+    set_device("gpu:%d" % device if isinstance(device, int) else device)
+
+
+def get_default_device():
+    from .device import get_device
+    return get_device()
+
+
+from .framework.dtypes import DType as dtype  # noqa: E402  (paddle.dtype: the dtypes' class)
+from .framework.dtype_info import BFLOAT16 as bfloat16, finfo, iinfo  # noqa: E402
+
+e, pi, inf, nan, newaxis = np.e, np.pi, np.inf, np.nan, None
+
+__all__ += ["as_tensor", "asarray", "from_numpy", "clone", "manual_seed", "get_rng_state",
+            "set_rng_state", "set_default_device", "get_default_device", "dtype", "finfo",
+            "iinfo", "bfloat16", "e", "pi", "inf", "nan", "newaxis"]

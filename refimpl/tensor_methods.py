@@ -180,6 +180,7 @@ def methods():
                   for name in INPLACE_BINARY})
     table.update(_OPERATORS)
     table.update(_PLAIN)
+    table.update(exports("Tensor"))     # Paddle 3's methods that are no tensor function
     table.update({name: property(getter) for name, getter in _PROPERTIES.items()})
     return table
 

@@ -97,6 +97,10 @@ SWITCHES = {
     # (release/2.0's creation.py wraps it as np.array([data]); 0-D tensors came with 2.5)
     # or 0-D (3.3.1, measured)
     "to_tensor_scalar_shape": {"1.8": (1,), "2.0": (1,), "3": ()},
+    # a static program's paddle.to_tensor of a numpy float scalar (np.float64(1.0)): the
+    # default float dtype (release/2.0's creation.py casts float data to it) or its own
+    # (3.3.1, measured: Paddle 3's test_npscaler_to_tensor)
+    "to_tensor_numpy_scalar_dtype": {"1.8": "default", "2.0": "default", "3": "kept"},
     # fetched size-1 arrays convert to Python numbers (float(), '%f'), as numpy 1.x allowed
     "size1_arrays_are_scalars": {"1.8": True, "2.0": True, "3": False},
     # paddle.distribution.Categorical.sample draws from the logits as unnormalized weights

@@ -87,10 +87,13 @@ def queue_callback(fn):
 
 
 def retain_grad(t):
+    """t.grad will be the gradient of t's value now: after an in-place change of t
+    (fill_, normal_, tanh_, ...) still that of the value it had here, as Paddle 3's."""
     node = t._node
     if node.retained is None:
         node.retained = {}
     node.retained[t._index] = weakref.ref(t)
+    t._retained_at = node
 
 
 def _released_error(node):
@@ -311,7 +314,8 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
             # zeros, as Paddle 1.8's engine zero-fills the missing output gradients)
             for i, ref in node.retained.items():
                 t = ref()
-                if t is None or t._node is not node:
+                if t is None or (t._node is not node and
+                                 getattr(t, "_retained_at", None) is not node):
                     continue
                 g = grads[i]
                 if g is None and t._grad is None and any(x is not None for x in grads):

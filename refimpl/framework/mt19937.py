@@ -120,7 +120,7 @@ def _temper(y):
     return y ^ (y >> np.uint64(43))
 
 
-def _libm_log(x):
+def libm_log(x):
     """The C library's log (float64) or logf (float32) of each element, as libstdc++'s
     std::log calls them: numpy's own SIMD logarithms differ from them in the last bit
     (float32: about 1 value in 5), and glibc's logf is not correctly rounded either (a
@@ -204,7 +204,7 @@ def erfinv(x, central_only=False):
     r = (0.180625 - 0.25 * xc.astype(np.float64) * xc.astype(np.float64)).astype(t)
     out[central] = xc * _horner(_ERFINV_CENTRAL[0], r) / _horner(_ERFINV_CENTRAL[1], r)
     tail = np.flatnonzero(~central & (ax < 1))
-    r = np.sqrt(np.float64(t(_LN2)) - _libm_log(1.0 - ax[tail].astype(np.float64))).astype(t)
+    r = np.sqrt(np.float64(t(_LN2)) - libm_log(1.0 - ax[tail].astype(np.float64))).astype(t)
     near = r.astype(np.float64) <= 5.0
     for pick, (numerator, denominator), shift in ((near, _ERFINV_NEAR, 1.6),
                                                   (~near, _ERFINV_FAR, 5.0)):
@@ -229,7 +229,7 @@ def polar_pairs(u, pairs):
     a, b = ab[0::2].astype(dtype), ab[1::2].astype(dtype)
     r2 = a * a + b * b
     kept = np.flatnonzero(~((r2 > 1.0) | (r2 == 0.0)))[:pairs]
-    mult = np.sqrt(dtype.type(-2) * _libm_log(r2[kept]) / r2[kept])
+    mult = np.sqrt(dtype.type(-2) * libm_log(r2[kept]) / r2[kept])
     values = np.stack([b[kept] * mult, a[kept] * mult], axis=1).reshape(-1)
     return values, 2 * (int(kept[-1]) + 1) if kept.size == pairs and pairs else u.size
 

@@ -206,6 +206,19 @@ def integers(seed_attr, low, high, shape, dtype):
     return drawn.astype(dtype).reshape(shape)
 
 
+def random_fill(low, high, shape, dtype):
+    """Tensor.random_'s integers in [low, high) (3.3.1's random_ kernel, measured): one
+    draw d of the global engine a value, low + (d mod 2^32) mod k for a range k = high -
+    low below 2^32, else low + d mod k."""
+    k = int(high) - int(low)
+    drawn = _default.engine.draws(int(np.prod(shape, dtype=np.int64)))
+    if k < 2 ** 32:
+        drawn &= np.uint64(0xFFFFFFFF)
+    values = [int(low) + int(d) for d in drawn % np.uint64(k)] if k >= 2 ** 63 else \
+        (drawn % np.uint64(k)).astype(np.int64) + int(low)
+    return np.asarray(values).astype(dtype).reshape(tuple(shape))
+
+
 def permutation(seed_attr, n, dtype):
     """0 .. n-1 shuffled (randperm): Paddle 1.8.5's std::random_shuffle over the C
     library's rand() after srand(seed) (_fresh_engine_seed; framework/libc_rand.py) where

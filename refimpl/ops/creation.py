@@ -149,6 +149,35 @@ class Linspace(OpDef):
 
 
 @register
+class Logspace(OpDef):
+    """Num values Base ** e, e evenly spaced from Start to Stop (both included), computed
+    in float64 and cast to dtype (numpy's logspace: Paddle 3's test_logspace compares with
+    it exactly)."""
+    type = "logspace"
+    inputs = ("Start", "Stop", "Num", "Base")
+    outputs = ("Out",)
+    attrs = {"dtype": "float32"}
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", [-1], ctx.attr("dtype"))
+
+    @staticmethod
+    def forward(start, stop, num, base, dtype="float32"):
+        if num.item() <= 0:
+            raise ValueError("Num must be > 0, got %d" % num.item())
+        exponents = np.linspace(float(start.item()), float(stop.item()), int(num.item()))
+        return np.power(float(base.item()), exponents).astype(dtype)
+
+    def samples(self, rng):
+        yield Sample({"Start": np.array([0.0]), "Stop": np.array([3.0]),
+                      "Num": np.array([4], "int32"), "Base": np.array([10.0])},
+                     {"dtype": "float64"}, grad=False)
+        yield Sample({"Start": np.array([1.5], "float32"), "Stop": np.array([-2.0], "float32"),
+                      "Num": np.array([5], "int32"), "Base": np.array([2.0], "float32")},
+                     {"dtype": "float32"}, grad=False)
+
+
+@register
 class Increment(OpDef):
     """X + step; used for step counters (learning-rate schedules)."""
     type = "increment"

@@ -42,6 +42,20 @@ SUBMODULES = {
     "tensor": [],       # 2.0's module of that name is empty
 }
 
+# Paddle 3's creation, random and dtype functions (3.3.1's modules, measured)
+TENSOR_SURFACE_3 = {
+    "attribute": ["is_complex", "is_floating_point", "is_integer"],
+    "creation": ["as_tensor", "asarray", "cauchy_", "clone", "from_numpy", "geometric_",
+                 "logspace", "range"],
+    "manipulation": ["fill_", "fill_diagonal_", "fill_diagonal_tensor", "fill_diagonal_tensor_",
+                     "tolist", "zero_"],
+    "random": ["bernoulli_", "binomial", "exponential_", "log_normal", "log_normal_",
+               "normal_", "poisson", "rand_like", "randint_like", "randn_like",
+               "standard_gamma", "uniform_"],
+}
+for _module, _names in TENSOR_SURFACE_3.items():
+    SUBMODULES[_module] = sorted(SUBMODULES[_module] + _names)
+
 
 def populate(namespace):
     """Fill this package and its submodules from `namespace` (the refimpl module's
