@@ -2,6 +2,8 @@
 lp_pool2d op; the 1-D form over a unit height, as 3.3.1 builds it) and max_unpool1d /
 max_unpool2d / max_unpool3d (the unpool / unpool3d ops; 1-D over a unit height). The
 argument checks and their error types are 3.3.1's (measured)."""
+from ..dygraph.tensor import Tensor
+from ..framework.program import Variable
 from .common import append_op_out, check_variable
 from .functional_conv import _ints, _padding
 from .tensor import squeeze, unsqueeze
@@ -10,10 +12,12 @@ _FORMATS = {1: ("NCL", "NLC"), 2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
 def _check_rank(x, nd, layer, what="x"):
+    """A Variable of nd + 2 dims (3.3.1's words: 'The x should have [N, C, H, W] format')."""
     check_variable(x, what, layer)
     if len(x.shape) != nd + 2:
-        raise ValueError("%s: %s must be %d-D [N, C, ...], got shape %s"
-                         % (layer, what, nd + 2, list(x.shape)))
+        raise ValueError("%s: The %s should have [N, C, %s] format, got shape %s"
+                         % (layer, what, ", ".join("LHW" if nd == 1 else "DHW"[3 - nd:]),
+                            list(x.shape)))
 
 
 def _window(kernel_size, stride, nd, layer):
@@ -74,14 +78,18 @@ def _unpool_output_size(x, kernel, strides, paddings, output_size, layer):
     if not isinstance(output_size, (list, tuple)):
         raise TypeError("%s: output_size must be None, a list or a tuple, got %r"
                         % (layer, output_size))
-    size = [int(v) for v in output_size]
+    if any(isinstance(v, Variable) and not isinstance(v, Tensor) for v in output_size):
+        raise NotImplementedError("%s: an output_size of static Variables is not supported "
+                                  "(3.3.1 passes them as an attribute of Variables); pass "
+                                  "ints" % layer)
+    size = [int(v.item()) if isinstance(v, Tensor) else int(v) for v in output_size]
     size = size[2:] if len(size) == nd + 2 else size
     if len(size) != nd:
         raise ValueError("%s: output_size must hold %d or %d values, got %s"
                          % (layer, nd, nd + 2, list(output_size)))
     for d, (want, base, s) in enumerate(zip(size, default, strides)):
         if not base - s < want < base + s:
-            raise ValueError("%s: output_size %s is invalid: dim %d must be between %d and %d "
+            raise ValueError("%s: invalid output_size %s: dim %d must be between %d and %d "
                              "(exclusive)" % (layer, size, d, base - s, base + s))
     return size
 
@@ -90,8 +98,12 @@ def _max_unpool(x, indices, kernel_size, stride, padding, data_format, output_si
                 layer):
     _check_rank(x, nd, layer)
     _check_rank(indices, nd, layer, "indices")
+    if list(x.shape) != list(indices.shape):
+        raise ValueError("%s: The dimensions of Input(X) must equal to the dimensions of "
+                         "Input(Indices): x %s, indices %s"
+                         % (layer, list(x.shape), list(indices.shape)))
     if data_format != _FORMATS[nd][0]:
-        raise ValueError("%s: data_format must be %r, got %r"
+        raise ValueError("%s: Attr(data_format) should be %r, got %r"
                          % (layer, _FORMATS[nd][0], data_format))
     kernel, strides = _window(kernel_size, stride, nd, layer)
     paddings = _ints(padding, nd, "padding", layer)

@@ -8,7 +8,7 @@ dropped). L must be the number of blocks unfold finds in [H, W]. Its gradient is
 import numpy as np
 
 from ..geometry import conv_out_size
-from ._common import FLOATS, rand
+from ._common import COMPLEX, FLOATS, rand
 from .conv_nd import patches, scatter
 from .registry import OpDef, Sample, register
 
@@ -93,7 +93,7 @@ class Fold(OpDef):
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
-        ctx.check_dtype("X", ("float32", "float64"))
+        ctx.check_dtype("X", ("float32", "float64") + COMPLEX)   # 3.3.1's kernels
         ctx.expect(len(x.shape) == 3, "X %r must be [N, C kh kw, L], got %s"
                    % (x.name, list(x.shape)))
         ctx.check_positive("kernel_sizes", "strides", "dilations", "output_sizes")

@@ -25,8 +25,8 @@ def _planes(x, indices, plane, op_type):
     flat = indices.reshape(x.shape[0] * x.shape[1], -1).astype(np.int64)
     bad = (flat < 0) | (flat >= plane)
     if bad.any():
-        raise ValueError("%s: Indices holds %d, outside the output plane of %d cells"
-                         % (op_type, flat[bad][0], plane))
+        raise ValueError("%s: Indices holds %d: an index should less than output plane "
+                         "size %d (Paddle's words)" % (op_type, flat[bad][0], plane))
     return x.reshape(flat.shape), flat
 
 
