@@ -1,7 +1,8 @@
 """Paddle 3's pools beyond max / avg: paddle.nn.functional lp_pool1d / lp_pool2d (the
-lp_pool2d op; the 1-D form over a unit height, as 3.3.1 builds it) and max_unpool1d /
-max_unpool2d / max_unpool3d (the unpool / unpool3d ops; 1-D over a unit height). The
-argument checks and their error types are 3.3.1's (measured)."""
+lp_pool2d op; the 1-D form over a unit height, as 3.3.1 builds it), max_unpool1d /
+max_unpool2d / max_unpool3d (the unpool / unpool3d ops; 1-D over a unit height) and
+fractional_max_pool2d / 3d (their ops). The argument checks and their error types are
+3.3.1's (measured)."""
 from ..dygraph.tensor import Tensor
 from ..framework.program import Variable
 from .common import append_op_out, check_variable
@@ -139,8 +140,46 @@ def max_unpool3d(x, indices, kernel_size, stride=None, padding=0, data_format="N
                        "max_unpool3d")
 
 
+# -- fractional max pooling
+def _fractional_max_pool(x, output_size, kernel_size, random_u, return_mask, name, nd,
+                         layer):
+    """random_u None: 0 to the op, which draws u each run (3.3.1's kernel does)."""
+    _check_rank(x, nd, layer)
+    if random_u is None:
+        random_u = 0.0
+    elif not 0 < random_u < 1:
+        raise ValueError("%s: random_u must be a float in (0, 1), got %r" % (layer, random_u))
+    kernel = [0] * nd if kernel_size is None else _ints(kernel_size, nd, "kernel_size", layer)
+    if isinstance(output_size, int):
+        sizes = [output_size] * nd
+    else:   # None keeps that dim's size (3.3.1)
+        sizes = [d if o is None else o for o, d in zip(output_size, x.shape[2:])]
+        if len(output_size) != nd:
+            raise ValueError("%s: output_size must have %d values, got %s"
+                             % (layer, nd, list(output_size)))
+    out, mask = append_op_out("fractional_max_pool%dd" % nd, {"x": [x]},
+                              {"output_size": [int(v) for v in sizes], "kernel_size": kernel,
+                               "random_u": float(random_u), "return_mask": bool(return_mask)},
+                              name, out_slot="out", extra_outputs=[("mask", "int32")])
+    return (out, mask) if return_mask else out
+
+
+def fractional_max_pool2d(x, output_size, kernel_size=None, random_u=None, return_mask=False,
+                          name=None):
+    return _fractional_max_pool(x, output_size, kernel_size, random_u, return_mask, name, 2,
+                                "fractional_max_pool2d")
+
+
+def fractional_max_pool3d(x, output_size, kernel_size=None, random_u=None, return_mask=False,
+                          name=None):
+    return _fractional_max_pool(x, output_size, kernel_size, random_u, return_mask, name, 3,
+                                "fractional_max_pool3d")
+
+
 EXPORTS = {
     "nn.functional": {"lp_pool1d": lp_pool1d, "lp_pool2d": lp_pool2d,
                       "max_unpool1d": max_unpool1d, "max_unpool2d": max_unpool2d,
-                      "max_unpool3d": max_unpool3d},
+                      "max_unpool3d": max_unpool3d,
+                      "fractional_max_pool2d": fractional_max_pool2d,
+                      "fractional_max_pool3d": fractional_max_pool3d},
 }

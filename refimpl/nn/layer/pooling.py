@@ -9,7 +9,8 @@ from .function_layer import REQUIRED, FunctionLayer, function_layer
 __all__ = ["MaxPool1D", "AvgPool1D", "AdaptiveAvgPool1D", "AdaptiveMaxPool1D",
            "MaxPool2D", "AvgPool2D", "AdaptiveAvgPool2D", "AdaptiveMaxPool2D",
            "MaxPool3D", "AvgPool3D", "AdaptiveAvgPool3D", "AdaptiveMaxPool3D",
-           "LPPool1D", "LPPool2D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D"]
+           "LPPool1D", "LPPool2D", "MaxUnPool1D", "MaxUnPool2D", "MaxUnPool3D",
+           "FractionalMaxPool2D", "FractionalMaxPool3D"]
 
 
 _WINDOW = ("kernel_size", "stride", "padding")   # the settings a windowed pool's repr shows
@@ -107,3 +108,10 @@ def _max_unpool(class_name, function, data_format):
 MaxUnPool1D = _max_unpool("MaxUnPool1D", pooling.max_unpool1d, "NCL")
 MaxUnPool2D = _max_unpool("MaxUnPool2D", pooling.max_unpool2d, "NCHW")
 MaxUnPool3D = _max_unpool("MaxUnPool3D", pooling.max_unpool3d, "NCDHW")
+
+FractionalMaxPool2D = _pool("FractionalMaxPool2D", pooling.fractional_max_pool2d, 4,
+                            ("output_size", "return_mask"), output_size=REQUIRED,
+                            kernel_size=None, random_u=None, return_mask=False)
+FractionalMaxPool3D = _pool("FractionalMaxPool3D", pooling.fractional_max_pool3d, 5,
+                            ("output_size", "return_mask"), output_size=REQUIRED,
+                            kernel_size=None, random_u=None, return_mask=False)

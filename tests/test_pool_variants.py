@@ -1,5 +1,6 @@
-"""Paddle 3's power-average pools (F.lp_pool1d / lp_pool2d, nn.LPPool1D / 2D) and max
-unpooling (F.max_unpool1d / 2d / 3d, nn.MaxUnPool1D / 2D / 3D): numpy references, values
+"""Paddle 3's power-average pools (F.lp_pool1d / lp_pool2d, nn.LPPool1D / 2D), max
+unpooling (F.max_unpool1d / 2d / 3d, nn.MaxUnPool1D / 2D / 3D) and fractional max pools
+(F.fractional_max_pool2d / 3d, nn.FractionalMaxPool2D / 3D): numpy references, values
 recorded on Paddle 3.3.1, finite-difference gradients, static == dynamic."""
 import numpy as np
 import pytest
@@ -173,3 +174,61 @@ def test_max_unpool_errors_in_3_3_1_words(dygraph):
         F.max_unpool2d(data, idx + 31, 2)
     assert repr(nn.MaxUnPool1D(2, output_size=[4])) == "MaxUnPool1D(output_size=[4])"
     assert nn.MaxUnpool2d is nn.MaxUnPool2D
+
+
+def test_fractional_max_pool_matches_3_3_1(dygraph):
+    x = paddle.to_tensor(np.random.RandomState(1).rand(1, 2, 6, 7), stop_gradient=False)
+    out, mask = F.fractional_max_pool2d(x, [3, 2], random_u=0.4, return_mask=True)
+    # 3.3.1's values and mask (flat indices in each 6 x 7 plane)
+    np.testing.assert_allclose(out.numpy().ravel(), [
+        0.720324, 0.878117, 0.968262, 0.894607, 0.878143, 0.988861, 0.789279, 0.908596,
+        0.699758, 0.944595, 0.903402, 0.927509], rtol=1e-5)
+    assert mask.dtype == paddle.int32
+    assert mask.numpy().ravel().tolist() == [1, 13, 21, 25, 29, 40, 1, 4, 17, 26, 28, 34]
+    (out * paddle.arange(12).reshape([1, 2, 3, 2]).astype("float64")).sum().backward()
+    want = np.zeros((6, 7))
+    for cell, flat in enumerate([1, 13, 21, 25, 29, 40]):
+        want.flat[flat] += cell
+    np.testing.assert_array_equal(x.gradient()[0, 0], want)
+    cube = paddle.to_tensor(np.random.RandomState(2).rand(1, 1, 5, 6, 7))
+    _, mask3 = F.fractional_max_pool3d(cube, [2, 3, 4], random_u=0.6, return_mask=True)
+    assert mask3.numpy().ravel().tolist() == [49, 93, 88, 97, 99, 58, 68, 111, 78, 115, 40,
+                                              118, 176, 136, 137, 181, 190, 142, 144, 146,
+                                              196, 198, 165, 209]
+    _, mask3 = nn.FractionalMaxPool3D([2, 3, 4], kernel_size=[2, 2, 2], random_u=0.6,
+                                      return_mask=True)(cube)
+    assert mask3.numpy().ravel().tolist() == [49, 44, 53, 53, 15, 58, 59, 68, 78, 78, 74, 40,
+                                              176, 176, 137, 137, 190, 190, 185, 144, 196,
+                                              198, 165, 165]
+
+
+@pytest.mark.parametrize("size, out, kernel, u, want", [
+    # the last cell of each window on an increasing row (3.3.1, measured)
+    (10, 4, None, 0.5, [2, 4, 7, 9]), (10, 4, None, 0.3, [1, 4, 6, 9]),
+    (10, 3, None, 0.7, [3, 6, 9]), (7, 3, None, 0.3, [1, 4, 6]), (9, 4, None, 0.7, [2, 4, 6, 8]),
+    (10, 4, 3, 0.3, [2, 5, 7, 9]), (6, 4, 2, 0.5, [1, 3, 4, 5]), (5, 5, None, 0.5, [0, 1, 2, 3, 4])])
+def test_fractional_windows_on_a_row(dygraph, size, out, kernel, u, want):
+    row = paddle.to_tensor(np.arange(float(size)).reshape(1, 1, 1, size))
+    got = F.fractional_max_pool2d(row, [1, out], None if kernel is None else [1, kernel],
+                                  random_u=u)
+    assert got.numpy().ravel().astype(int).tolist() == want
+
+
+def test_fractional_max_pool_draws_u_and_checks_arguments():
+    x = np.random.RandomState(0).rand(1, 1, 9, 9)
+    static_out = run(lambda v: F.fractional_max_pool2d(v, 4, random_u=0.35), v=x)
+    paddle.disable_static()
+    eager = F.fractional_max_pool2d(paddle.to_tensor(x), 4, random_u=0.35).numpy()
+    np.testing.assert_array_equal(static_out, eager)
+    # no random_u: each call draws one from the global generator (paddle.seed)
+    paddle.seed(5)
+    first = F.fractional_max_pool2d(paddle.to_tensor(x), 4).numpy()
+    paddle.seed(5)
+    np.testing.assert_array_equal(F.fractional_max_pool2d(paddle.to_tensor(x), 4).numpy(),
+                                  first)
+    with pytest.raises(ValueError, match=r"random_u must be a float in \(0, 1\)"):
+        F.fractional_max_pool2d(paddle.to_tensor(x), 3, random_u=1.0)
+    with pytest.raises(ValueError, match="smaller than output_size"):
+        F.fractional_max_pool2d(paddle.to_tensor(x), 3, kernel_size=8, random_u=0.5)
+    assert repr(nn.FractionalMaxPool2D(3, random_u=0.3)) == \
+        "FractionalMaxPool2D(output_size=3, return_mask=False)"               # 3.3.1's
