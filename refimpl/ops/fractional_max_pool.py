@@ -13,8 +13,8 @@ import itertools
 import numpy as np
 
 from ..framework.random import rng_for
-from ._common import FLOATS, rand
-from .max_pool_with_index import max_with_index, scatter_at_mask
+from ._common import rand
+from .max_pool_with_index import checked_input, max_with_index, scatter_at_mask
 from .registry import OpDef, Sample, register
 
 F32 = np.float32
@@ -47,10 +47,7 @@ class _FractionalMaxPool(OpDef):
     dims = 2
 
     def infer_shape(self, ctx):
-        x = ctx.input_var("x")
-        ctx.check_dtype("x", FLOATS)
-        ctx.expect(len(x.shape) == self.dims + 2, "x %r must be %d-D, got %s"
-                   % (x.name, self.dims + 2, list(x.shape)))
+        x = checked_input(ctx, "x", self.dims)
         out_size, kernel = list(ctx.attr("output_size")), list(ctx.attr("kernel_size"))
         ctx.expect(len(out_size) == self.dims, "output_size must have %d values, got %s"
                    % (self.dims, out_size))

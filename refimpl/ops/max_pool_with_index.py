@@ -12,6 +12,15 @@ from .pool3d import windows
 from .registry import OpDef, Sample, register
 
 
+def checked_input(ctx, slot, dims):
+    """The input of a max pool with index over `dims` spatial dims: floats of dims + 2."""
+    x = ctx.input_var(slot)
+    ctx.check_dtype(slot, FLOATS)
+    ctx.expect(len(x.shape) == dims + 2, "%s %r must be %d-D, got %s"
+               % (slot, x.name, dims + 2, list(x.shape)))
+    return x
+
+
 def max_with_index(x, out_sizes, cells):
     """(Out, Mask) of max pooling x [N, C, *S] over `cells`, (output index, tuple of
     slices of S) each: the first maximum of a window (row-major) and its flat index in the
@@ -51,10 +60,7 @@ class _MaxPoolWithIndex(OpDef):
     dims = 2
 
     def infer_shape(self, ctx):
-        x = ctx.input_var("X")
-        ctx.check_dtype("X", FLOATS)
-        ctx.expect(len(x.shape) == self.dims + 2, "X %r must be %d-D, got %s"
-                   % (x.name, self.dims + 2, list(x.shape)))
+        x = checked_input(ctx, "X", self.dims)
         for name in ("ksize", "strides", "paddings"):
             ctx.expect(len(ctx.attr(name)) == self.dims, "%s must have %d values, got %s"
                        % (name, self.dims, list(ctx.attr(name))))

@@ -51,6 +51,16 @@ def _known(d, f):
     return d * f if d >= 0 else -1
 
 
+def _layout(shape, data_format):
+    """(n, c, h, w) of a 4-D shape in data_format."""
+    n, a, b, d = shape
+    return (n, d, a, b) if data_format == "NHWC" else (n, a, b, d)
+
+
+def _in_layout(n, c, h, w, data_format):
+    return (n, h, w, c) if data_format == "NHWC" else (n, c, h, w)
+
+
 @register
 class PixelShuffle(_Permutation):
     type = "pixel_shuffle"
@@ -58,22 +68,16 @@ class PixelShuffle(_Permutation):
 
     def out_shape(self, ctx, x, upscale_factor=1, data_format="NCHW"):
         r = upscale_factor
-        n, c, h, w = x.shape if data_format == "NCHW" else (x.shape[0], x.shape[3],
-                                                            x.shape[1], x.shape[2])
+        n, c, h, w = _layout(x.shape, data_format)
         _divisible(ctx, x, "the channels", c, r * r)
-        c = c // (r * r) if c >= 0 else -1
-        if data_format == "NCHW":
-            return n, c, _known(h, r), _known(w, r)
-        return n, _known(h, r), _known(w, r), c
+        return _in_layout(n, c // (r * r) if c >= 0 else -1, _known(h, r), _known(w, r),
+                          data_format)
 
     @staticmethod
     def in_shape(out_shape, upscale_factor=1, data_format="NCHW"):
         r = upscale_factor
-        if data_format == "NCHW":
-            n, c, h, w = out_shape
-            return n, c * r * r, h // r, w // r
-        n, h, w, c = out_shape
-        return n, h // r, w // r, c * r * r
+        n, c, h, w = _layout(out_shape, data_format)
+        return _in_layout(n, c * r * r, h // r, w // r, data_format)
 
     @staticmethod
     def permute(x, upscale_factor=1, data_format="NCHW"):
@@ -147,16 +151,6 @@ class ShuffleChannel(_Permutation):
         # (specs/ops/functional_vision.md): a float32 case, forward only
         yield Sample({"X": rand(rng, 2, 6, 2, 3).astype("float32")}, {"group": 2},
                      grad=False, name="float32")
-
-
-def _layout(shape, data_format):
-    """(n, c, h, w) of a 4-D shape in data_format."""
-    n, a, b, d = shape
-    return (n, d, a, b) if data_format == "NHWC" else (n, a, b, d)
-
-
-def _in_layout(n, c, h, w, data_format):
-    return (n, h, w, c) if data_format == "NHWC" else (n, c, h, w)
 
 
 @register

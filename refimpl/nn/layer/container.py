@@ -161,30 +161,44 @@ def _pairs(items, what):
     return pairs
 
 
-class LayerDict(Layer):
+class _NamedDict(Layer):
+    """What LayerDict and ParameterDict share: entries of `_table` (the Layer's dict of
+    sublayers or of parameters) added by `_add`, in insertion order."""
+    _table = _add = _what = None
+
+    def __init__(self, items=None):
+        super().__init__()
+        if items is not None:
+            self.update(items)
+
+    def __getitem__(self, key):
+        return getattr(self, self._table)[key]
+
+    def __setitem__(self, key, value):
+        getattr(self, self._add)(key, value)
+
+    def __len__(self):
+        return len(getattr(self, self._table))
+
+    def __iter__(self):
+        return iter(getattr(self, self._table))
+
+    def update(self, items):
+        for key, value in _pairs(items, self._what):
+            self[key] = value
+
+
+class LayerDict(_NamedDict):
     """Sublayers by name, in insertion order (Paddle 3): d[key], d[key] = layer, del,
     `in`, len, iteration over the keys, keys / values / items, pop, clear, update (a
     mapping or (key, layer) pairs; an existing key keeps its place)."""
+    _table, _add, _what = "_sub_layers", "add_sublayer", "sublayers"
 
     def __init__(self, sublayers=None):
-        super().__init__()
-        if sublayers is not None:
-            self.update(sublayers)
-
-    def __getitem__(self, key):
-        return self._sub_layers[key]
-
-    def __setitem__(self, key, sublayer):
-        self.add_sublayer(key, sublayer)
+        super().__init__(sublayers)
 
     def __delitem__(self, key):
         del self._sub_layers[key]
-
-    def __len__(self):
-        return len(self._sub_layers)
-
-    def __iter__(self):
-        return iter(self._sub_layers)
 
     def __contains__(self, key):
         return key in self._sub_layers
@@ -204,32 +218,11 @@ class LayerDict(Layer):
     def values(self):
         return self._sub_layers.values()
 
-    def update(self, sublayers):
-        for key, sublayer in _pairs(sublayers, "sublayers"):
-            self.add_sublayer(key, sublayer)
 
-
-class ParameterDict(Layer):
+class ParameterDict(_NamedDict):
     """Parameters by name, in insertion order (Paddle 3): p[key], p[key] = parameter,
     len, iteration over the parameters' keys, update."""
+    _table, _add, _what = "_parameters", "add_parameter", "parameters"
 
     def __init__(self, parameters=None):
-        super().__init__()
-        if parameters is not None:
-            self.update(parameters)
-
-    def __getitem__(self, key):
-        return self._parameters[key]
-
-    def __setitem__(self, key, parameter):
-        self.add_parameter(key, parameter)
-
-    def __len__(self):
-        return len(self._parameters)
-
-    def __iter__(self):
-        return iter(self._parameters)
-
-    def update(self, parameters):
-        for key, parameter in _pairs(parameters, "parameters"):
-            self.add_parameter(key, parameter)
+        super().__init__(parameters)
