@@ -208,7 +208,7 @@ def test_every_signature_binds_and_names_a_registered_op():
         function = getattr(_C_ops, name)
         assert function.__name__ == name
         assert list(inspect.signature(function).parameters)[0] in (
-            "x", "input", "label", "condition", "shape")
+            "x", "input", "label", "condition", "shape", "weight")
     assert "matmul" in dir(_C_ops)
 
 
@@ -256,3 +256,28 @@ def test_losses_metrics_convs_and_pools_match_paddle_3(xy):
            [[[[[1.0, 1.0, -2.0]]]]])
     _close(_C_ops.pool3d(vol, [2, 2, 2], [1, 1, 1], [0, 0, 0], False, True, "NCDHW", "max",
                          False, False, "EXPLICIT"), [[[[[0.7]]], [[[1.5]]]]])
+
+
+@pytest.mark.paddle("3")
+def test_pool_rearrangement_and_norm_ops_as_3_3_1s_layers_call_them(dygraph):
+    """The argument orders 3.3.1's nn.functional passes them in (s19layers)."""
+    x = paddle.to_tensor(np.random.RandomState(3).rand(1, 2, 4, 6))
+    F = paddle.nn.functional
+    np.testing.assert_array_equal(_C_ops.pixel_unshuffle(x, 2, "NCHW").numpy(),
+                                  F.pixel_unshuffle(x, 2).numpy())
+    np.testing.assert_array_equal(_C_ops.channel_shuffle(x, 2, "NCHW").numpy(),
+                                  F.channel_shuffle(x, 2).numpy())
+    cols = F.unfold(x, [2, 3])
+    np.testing.assert_array_equal(_C_ops.fold(cols, [4, 6], [2, 3], [1, 1], [0, 0, 0, 0],
+                                              [1, 1]).numpy(), F.fold(cols, [4, 6], [2, 3]).numpy())
+    np.testing.assert_array_equal(
+        _C_ops.lp_pool2d(x, [2, 2], [2, 2], [0, 0], False, True, "NCHW", "lp", False, False,
+                         "EXPLICIT", 3.0).numpy(), F.lp_pool2d(x, 3, 2).numpy())
+    out, mask = _C_ops.fractional_max_pool2d(x, [2, 3], [0, 0], 0.5, True)
+    want = F.fractional_max_pool2d(x, [2, 3], random_u=0.5, return_mask=True)
+    np.testing.assert_array_equal(mask.numpy(), want[1].numpy())
+    np.testing.assert_array_equal(_C_ops.unpool(out, mask, [2, 2], [2, 2], [0, 0], [4, 6],
+                                                "NCHW").numpy(),
+                                  F.max_unpool2d(out, mask, 2, output_size=[4, 6]).numpy())
+    np.testing.assert_array_equal(_C_ops.group_norm(x, None, None, 1e-5, 2, "NCHW").numpy(),
+                                  F.group_norm(x, 2).numpy())

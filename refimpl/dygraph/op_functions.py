@@ -249,6 +249,20 @@ SIGNATURES = {
        for name, ones, zeros in (("conv2d_transpose", "[1,1]", "[0,0]"),
                                  ("conv3d_transpose", "[1,1,1]", "[0,0,0]"))},
     "prelu": ("prelu", "x:X alpha:Alpha data_format=NCHW mode=all", "Out"),
+    # Paddle 3's pooling, rearrangement and norm ops (s19layers; 3.3.1's layers' calls)
+    "lp_pool2d": ("lp_pool2d", "x:x kernel_size strides paddings ceil_mode exclusive "
+                  "data_format pooling_type global_pooling adaptive padding_algorithm "
+                  "norm_type", "out"),
+    **{name: (name, "x:X indices:Indices ksize strides padding:paddings output_size "
+              "data_format", "Out") for name in ("unpool", "unpool3d")},
+    **{name: (name, "x:x output_size kernel_size random_u return_mask", "out mask")
+       for name in ("fractional_max_pool2d", "fractional_max_pool3d")},
+    "fold": ("fold", "x:X output_sizes kernel_sizes strides paddings dilations", "Y"),
+    "channel_shuffle": ("channel_shuffle", "x:X groups data_format=NCHW", "Out"),
+    "pixel_unshuffle": ("pixel_unshuffle", "x:X downscale_factor data_format=NCHW", "Out"),
+    "group_norm": ("group_norm", "x:X scale:Scale bias:Bias epsilon groups "
+                   "data_format:data_layout", "Y"),
+    "spectral_norm": ("spectral_norm", "weight:Weight u:U v:V dim power_iters eps", "Out"),
     "temporal_shift": ("temporal_shift", "x:X seg_num shift_ratio=0.25 data_format=NCHW",
                        "Out"),
     # losses and metrics
@@ -316,7 +330,7 @@ class _Signature:
                 continue
             if target == "-" or value is None:
                 continue
-            if target[0].isupper():
+            if target in self.slots.inputs:   # (lp_pool2d's and others' slots are lowercase)
                 inputs[target] = self._tensor_argument(arg, position, value)
             else:
                 attrs[target] = self._attr_value(target, value)

@@ -305,4 +305,5 @@ EXPORTS = {
     "nn.functional": {"conv2d": functional_conv2d, "max_pool2d": max_pool2d,
                       "avg_pool2d": avg_pool2d, "adaptive_avg_pool2d": adaptive_avg_pool2d,
                       "adaptive_max_pool2d": adaptive_max_pool2d},
+    "paddle": {"conv2d": functional_conv2d},   # Paddle 3's top-level name
 }

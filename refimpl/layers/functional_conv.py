@@ -280,4 +280,6 @@ EXPORTS = {
                       "avg_pool3d": avg_pool3d, "adaptive_avg_pool3d": adaptive_avg_pool3d,
                       "adaptive_max_pool3d": adaptive_max_pool3d},
     "fluid.layers": {"pool3d": pool3d, "adaptive_pool3d": adaptive_pool3d},
+    # Paddle 3's top-level names of these functionals
+    "paddle": {"conv1d": conv1d, "conv3d": conv3d, "adaptive_avg_pool1d": adaptive_avg_pool1d},
 }

@@ -1,10 +1,13 @@
 """Padding, pixel rearrangements, resizing and patch extraction: paddle.nn.functional
-(2.0) pad / pixel_shuffle / interpolate / upsample / unfold / diag_embed / temporal_shift
-and fluid.layers (1.8) pad / pad2d / pad_constant_like / pixel_shuffle / space_to_depth /
+(2.0) pad / pixel_shuffle / interpolate / upsample / unfold / diag_embed / temporal_shift,
+(Paddle 3) zeropad2d / pixel_unshuffle / channel_shuffle / fold, and fluid.layers (1.8) pad / pad2d / pad_constant_like / pixel_shuffle / space_to_depth /
 shuffle_channel / image_resize / resize_{bilinear,nearest,trilinear} / temporal_shift."""
+import numpy as np
+
 from .. import versions
 from ..dygraph.tensor import Tensor
 from ..framework.program import Variable
+from ..framework.errors import LayerAssertionError
 from .common import append_op_out, check_variable
 from .creation import assign, fill_constant
 from .conv import adaptive_avg_pool2d
@@ -95,6 +98,11 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
     return squeeze(out, extra) if extra else out
 
 
+def zeropad2d(x, padding, data_format="NCHW", name=None):
+    """Paddle 3: pad with zeros, padding [left, right, top, bottom] (or an int)."""
+    return pad(x, padding, "constant", 0.0, data_format, name)
+
+
 def pad2d(input, paddings=(0, 0, 0, 0), mode="constant", pad_value=0.0, data_format="NCHW",
           name=None):
     """fluid.layers.pad2d: paddings [top, bottom, left, right] (a list, or a 1-D int32
@@ -137,6 +145,43 @@ def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
                                                        "data_format": data_format}, name)
 
 
+def _check_rearrangement(x, factor, what, data_format, layer):
+    """3.3.1's checks of pixel_unshuffle and channel_shuffle (measured): a 4-D x
+    (ValueError), then check_rearrangement_args."""
+    check_variable(x, "x", layer)
+    if len(x.shape) != 4:
+        raise ValueError("%s: x must be 4-D, got shape %s" % (layer, list(x.shape)))
+    check_rearrangement_args(factor, what, data_format, layer)
+
+
+def check_rearrangement_args(factor, what, data_format, layer):
+    """An int factor (TypeError) that is positive, NCHW / NHWC (ValueError): 3.3.1's
+    functions and layers (at construction) check them so."""
+    if not isinstance(factor, int) or isinstance(factor, bool):
+        raise TypeError("%s: %s must be an int, got %r" % (layer, what, factor))
+    if factor <= 0:
+        raise ValueError("%s: %s must be positive, got %d" % (layer, what, factor))
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("%s: data_format must be 'NCHW' or 'NHWC', got %r"
+                         % (layer, data_format))
+
+
+def pixel_unshuffle(x, downscale_factor, data_format="NCHW", name=None):
+    """Paddle 3: [N, C, H, W] -> [N, C r^2, H/r, W/r], pixel_shuffle's inverse."""
+    _check_rearrangement(x, downscale_factor, "downscale_factor", data_format,
+                         "pixel_unshuffle")
+    return append_op_out("pixel_unshuffle", {"X": [x]},
+                         {"downscale_factor": downscale_factor, "data_format": data_format},
+                         name)
+
+
+def channel_shuffle(x, groups, data_format="NCHW", name=None):
+    """Paddle 3: the channels as [groups, C/groups] read out transposed."""
+    _check_rearrangement(x, groups, "groups", data_format, "channel_shuffle")
+    return append_op_out("channel_shuffle", {"X": [x]},
+                         {"groups": groups, "data_format": data_format}, name)
+
+
 def fluid_pixel_shuffle(x, upscale_factor):
     return pixel_shuffle(x, upscale_factor)
 
@@ -158,18 +203,48 @@ def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
                           "data_format": data_format}, name)
 
 
-def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
-    """im2col: [N, C, H, W] -> [N, C kh kw, L]. paddings: one int, [h, w] or
-    [top, left, bottom, right]."""
-    check_variable(x, "x", "unfold")
+def _four_paddings(paddings, layer):
+    """unfold's and fold's paddings: one int, [h, w] or [top, left, bottom, right]."""
     if isinstance(paddings, (list, tuple)) and len(paddings) == 2:
         paddings = list(paddings) * 2
+    return _ints(paddings, 4, "paddings", layer)
+
+
+def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """im2col: [N, C, H, W] -> [N, C kh kw, L]."""
+    check_variable(x, "x", "unfold")
     return append_op_out("unfold", {"X": [x]},
                          {"kernel_sizes": _ints(kernel_sizes, 2, "kernel_sizes", "unfold"),
                           "strides": _ints(strides, 2, "strides", "unfold"),
-                          "paddings": _ints(paddings, 4, "paddings", "unfold"),
+                          "paddings": _four_paddings(paddings, "unfold"),
                           "dilations": _ints(dilations, 2, "dilations", "unfold")},
                          name, out_slot="Y")
+
+
+def _fold_pair(value, what):
+    """An int or 2 ints, checked as 3.3.1's fold (measured): other lengths are an
+    AssertionError, values that are no ints a TypeError (when the op is made)."""
+    values = [value] * 2 if isinstance(value, int) else value
+    if not isinstance(values, (list, tuple)) or len(values) != 2:
+        raise LayerAssertionError("fold: %s must be an int or 2 ints, got %r" % (what, value))
+    if not all(isinstance(v, (int, np.integer)) for v in values):
+        raise TypeError("fold: %s must be ints, got %r" % (what, value))
+    return [int(v) for v in values]
+
+
+def fold(x, output_sizes, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """Paddle 3, col2im: [N, C kh kw, L] -> [N, C, *output_sizes], unfold's adjoint (3.3.1
+    asserts a 3-D x and 2-value sizes; paddings of another length is a ValueError)."""
+    check_variable(x, "x", "fold")
+    if len(x.shape) != 3:
+        raise LayerAssertionError("fold: x must be [N, C, L], got shape %s" % list(x.shape))
+    attrs = {what: _fold_pair(value, what) for what, value in (
+        ("output_sizes", output_sizes), ("kernel_sizes", kernel_sizes), ("strides", strides),
+        ("dilations", dilations))}
+    if not isinstance(paddings, int) and len(paddings) not in (2, 4):
+        raise ValueError("fold: paddings must be an int or 2 or 4 ints, got %r" % (paddings,))
+    attrs["paddings"] = _four_paddings(paddings, "fold")
+    return append_op_out("fold", {"X": [x]}, attrs, name, out_slot="Y")
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
@@ -473,7 +548,9 @@ def image_resize_short(input, out_short_len, resample="BILINEAR"):
 
 
 EXPORTS = {
-    "nn.functional": {"pad": pad, "pixel_shuffle": pixel_shuffle,
+    "nn.functional": {"pad": pad, "pixel_shuffle": pixel_shuffle, "zeropad2d": zeropad2d,
+                      "pixel_unshuffle": pixel_unshuffle, "channel_shuffle": channel_shuffle,
+                      "fold": fold,
                       "temporal_shift": temporal_shift, "unfold": unfold,
                       "diag_embed": diag_embed, "interpolate": interpolate,
                       "upsample": upsample, "affine_grid": affine_grid,

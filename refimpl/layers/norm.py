@@ -192,6 +192,50 @@ def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, ac
     return helper.append_activation(y, act)
 
 
+_GROUP_NORM_LAYOUTS = ("NCL", "NCHW", "NCDHW", "NLC", "NHWC", "NDHWC")
+
+
+def functional_group_norm(*args, **kwargs):
+    """paddle.nn.functional.group_norm (Paddle 3), in its two call forms as 3.3.1 tells
+    them apart: (x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format='NCHW',
+    name=None), or torch's (input, num_groups, weight=None, bias=None, eps=1e-05) when a
+    third positional argument is no float (or input= / eps= are given by name)."""
+    if len(args) + len(kwargs) < 2:
+        raise TypeError("group_norm: too few arguments: takes (x, num_groups, epsilon, "
+                        "weight, bias, data_format, name) or (input, num_groups, weight, "
+                        "bias, eps)")
+    for torch_name, name in (("input", "x"), ("eps", "epsilon")):
+        if torch_name in kwargs:
+            if name in kwargs:
+                raise TypeError("group_norm: got multiple values for argument %r" % name)
+            kwargs[name] = kwargs.pop(torch_name)
+    if len(args) >= 3 and not isinstance(args[2], float):
+        for name, value in zip(("weight", "bias", "epsilon"), args[2:]):
+            if name in kwargs:
+                raise TypeError("group_norm: got multiple values for argument %r" % name)
+            kwargs[name] = value
+        args = args[:2]
+    return _group_norm(*args, **kwargs)
+
+
+def _group_norm(x, num_groups, epsilon=1e-05, weight=None, bias=None, data_format="NCHW",
+                name=None):
+    check_variable(x, "x", "group_norm")
+    if data_format not in _GROUP_NORM_LAYOUTS:
+        raise ValueError("group_norm: data_format must be one of %s, got %r"
+                         % (list(_GROUP_NORM_LAYOUTS), data_format))
+    inputs = {"X": [x]}
+    if weight is not None:
+        inputs["Scale"] = [weight]
+    if bias is not None:
+        inputs["Bias"] = [bias]
+    return append_op_out("group_norm", inputs,
+                         {"epsilon": float(epsilon), "groups": int(num_groups),
+                          "data_layout": "NCHW" if data_format[1] == "C" else "NHWC"},
+                         name, out_slot="Y", extra_outputs=[("Mean", None),
+                                                            ("Variance", None)])[0]
+
+
 def fluid_dropout(x, dropout_prob, is_test=None, seed=None, name=None,
                   dropout_implementation="downgrade_in_infer"):
     """fluid.layers.dropout. With no `seed`, a nonzero Program.random_seed fixes it, as in
@@ -316,5 +360,7 @@ EXPORTS = {
                      "group_norm": group_norm, "dropout": fluid_dropout},
     "static.nn": {"batch_norm": batch_norm, "layer_norm": layer_norm, "group_norm": group_norm},
     "nn.functional": {"dropout": dropout, "batch_norm": functional_batch_norm,
-                      "layer_norm": functional_layer_norm},
+                      "layer_norm": functional_layer_norm, "group_norm": functional_group_norm},
+    # Paddle 3's top-level names of the functional norms
+    "paddle": {"layer_norm": functional_layer_norm, "group_norm": functional_group_norm},
 }

@@ -409,4 +409,5 @@ EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     edit_distance, sequence_conv, sequence_enumerate, sequence_reshape, sequence_scatter,
     lod_reset, lod_append, reorder_lod_tensor_by_rank, lod_rank_table, max_sequence_len,
     lod_tensor_to_array, array_to_lod_tensor, shrink_memory,
-    im2sequence, filter_by_instag)}}
+    im2sequence, filter_by_instag)},
+    "nn.functional": {"sequence_mask": sequence_mask}}   # Paddle 3's name

@@ -12,6 +12,45 @@ from .pool3d import windows
 from .registry import OpDef, Sample, register
 
 
+def checked_input(ctx, slot, dims):
+    """The input of a max pool with index over `dims` spatial dims: floats of dims + 2."""
+    x = ctx.input_var(slot)
+    ctx.check_dtype(slot, FLOATS)
+    ctx.expect(len(x.shape) == dims + 2, "%s %r must be %d-D, got %s"
+               % (slot, x.name, dims + 2, list(x.shape)))
+    return x
+
+
+def max_with_index(x, out_sizes, cells):
+    """(Out, Mask) of max pooling x [N, C, *S] over `cells`, (output index, tuple of
+    slices of S) each: the first maximum of a window (row-major) and its flat index in the
+    input plane; an empty window keeps EMPTY_MAX and -1."""
+    spatial = x.shape[2:]
+    out = np.full(x.shape[:2] + tuple(out_sizes), EMPTY_MAX, x.dtype)
+    mask = np.full(out.shape, -1, np.int32)
+    for index, window in cells:
+        block = x[(Ellipsis,) + window].reshape(x.shape[:2] + (-1,))
+        if not block.size:
+            continue
+        first = block.argmax(-1)
+        local = np.unravel_index(first, [sl.stop - sl.start for sl in window])
+        mask[(Ellipsis,) + index] = np.ravel_multi_index(
+            [a + sl.start for a, sl in zip(local, window)], spatial)
+        out[(Ellipsis,) + index] = np.take_along_axis(block, first[..., None], -1)[..., 0]
+    return out, mask
+
+
+def scatter_at_mask(x, mask, dout):
+    """The gradient of a pool with index: each Out@GRAD value added into X at its Mask."""
+    n, c = x.shape[:2]
+    dx = np.zeros((n * c, int(np.prod(x.shape[2:]))), dout.dtype)
+    rows = np.repeat(np.arange(n * c), int(np.prod(mask.shape[2:])))
+    flat = mask.reshape(-1)
+    hit = flat >= 0
+    np.add.at(dx, (rows[hit], flat[hit]), dout.reshape(-1)[hit])
+    return dx.reshape(x.shape).astype(x.dtype)
+
+
 class _MaxPoolWithIndex(OpDef):
     inputs = ("X",)
     outputs = ("Out", "Mask")
@@ -21,10 +60,7 @@ class _MaxPoolWithIndex(OpDef):
     dims = 2
 
     def infer_shape(self, ctx):
-        x = ctx.input_var("X")
-        ctx.check_dtype("X", FLOATS)
-        ctx.expect(len(x.shape) == self.dims + 2, "X %r must be %d-D, got %s"
-                   % (x.name, self.dims + 2, list(x.shape)))
+        x = checked_input(ctx, "X", self.dims)
         for name in ("ksize", "strides", "paddings"):
             ctx.expect(len(ctx.attr(name)) == self.dims, "%s must have %d values, got %s"
                        % (name, self.dims, list(ctx.attr(name))))
@@ -59,28 +95,13 @@ class _MaxPoolWithIndex(OpDef):
         spatial = x.shape[2:]
         k, s, pads, out_sizes = self._geometry(spatial, ksize, strides, paddings,
                                                global_pooling, adaptive, ceil_mode)
-        out = np.full(x.shape[:2] + tuple(out_sizes), EMPTY_MAX, x.dtype)
-        mask = np.full(out.shape, -1, np.int32)
-        for index, window, _ in windows(spatial, k, s, pads, out_sizes, adaptive):
-            block = x[(Ellipsis,) + window].reshape(x.shape[:2] + (-1,))
-            if not block.size:
-                continue
-            first = block.argmax(-1)
-            local = np.unravel_index(first, [sl.stop - sl.start for sl in window])
-            mask[(Ellipsis,) + index] = np.ravel_multi_index(
-                [a + sl.start for a, sl in zip(local, window)], spatial)
-            out[(Ellipsis,) + index] = np.take_along_axis(block, first[..., None], -1)[..., 0]
-        return out, mask
+        return max_with_index(x, out_sizes, ((index, window) for index, window, _
+                                             in windows(spatial, k, s, pads, out_sizes,
+                                                        adaptive)))
 
     @staticmethod
     def backward(x, mask, dout, **attrs):
-        n, c = x.shape[:2]
-        dx = np.zeros((n * c, int(np.prod(x.shape[2:]))), dout.dtype)
-        rows = np.repeat(np.arange(n * c), int(np.prod(mask.shape[2:])))
-        flat = mask.reshape(-1)
-        hit = flat >= 0
-        np.add.at(dx, (rows[hit], flat[hit]), dout.reshape(-1)[hit])
-        return dx.reshape(x.shape).astype(x.dtype)
+        return scatter_at_mask(x, mask, dout)
 
     def samples(self, rng):
         def distinct(*shape):

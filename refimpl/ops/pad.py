@@ -8,9 +8,10 @@ and sum Out@GRAD into the indices it holds.
 """
 import numpy as np
 
-from ._common import FLOATS, rand, runtime_ints
+from ._common import COMPLEX, FLOATS, rand, runtime_ints
 from .registry import OpDef, Sample, register
 
+PAD_DTYPES = FLOATS + ("int32", "int64") + COMPLEX   # 3.3.1's pad and pad3d (measured)
 NUMPY_MODES = {"constant": "constant", "reflect": "reflect", "edge": "edge",
                "replicate": "edge", "circular": "wrap"}
 
@@ -27,7 +28,13 @@ def pad_grad(dout, x_shape, widths, mode):
     index = np.arange(int(np.prod(x_shape))).reshape(x_shape)
     padded = pad_array(index, widths, mode, -1)
     kept = padded >= 0
-    grad = np.bincount(padded[kept], weights=dout[kept], minlength=index.size)
+
+    def summed(weights):
+        return np.bincount(padded[kept], weights=weights, minlength=index.size)
+
+    picked = dout[kept]
+    grad = summed(picked.real) + 1j * summed(picked.imag) if dout.dtype.kind == "c" \
+        else summed(picked)
     return grad.reshape(x_shape).astype(dout.dtype)
 
 
@@ -53,10 +60,11 @@ class _PadOp(OpDef):
     outputs = ("Out",)
     grad_inputs = ("X", "Out@GRAD")
     modes = ("constant",)
+    dtypes = FLOATS
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
-        ctx.check_dtype("X", FLOATS)
+        ctx.check_dtype("X", self.dtypes)
         attrs = {k: ctx.attr(k) for k in self.attrs}
         mode = self.mode_of(attrs)
         ctx.expect(mode in self.modes, "mode must be one of %s, got %r"
@@ -99,6 +107,7 @@ class Pad(_PadOp):
     """paddings: [before_0, after_0, before_1, after_1, ...], constant pad_value."""
     type = "pad"
     attrs = {"paddings": [], "pad_value": 0.0}
+    dtypes = PAD_DTYPES
     eager_double_attrs = ("pad_value",)          # Paddle 3's eager pad: a Scalar
 
     @staticmethod
@@ -172,6 +181,7 @@ class Pad3D(_PadOp):
     eager_double_attrs = ("value",)              # a double in Paddle 3's eager pad3d
     pir_double_attrs = ("value",)                # and in its PIR op (pad_value)
     modes = ("constant", "reflect", "replicate", "circular")
+    dtypes = PAD_DTYPES
 
     @staticmethod
     def paddings_length(ndim):
@@ -195,6 +205,9 @@ class Pad3D(_PadOp):
         yield Sample({"X": rand(rng, 1, 3, 3, 2, 2)}, {"paddings": [1, 0, 1, 1, 2, 0],
                                                        "mode": "circular",
                                                        "data_format": "NDHWC"}, name="ndhwc")
+        yield Sample({"X": rand(rng, 1, 2, 2, 3, 2) + 1j * rand(rng, 1, 2, 2, 3, 2)},
+                     {"paddings": [1, 0, 2, 1, 0, 1], "mode": "reflect"}, grad=False,
+                     name="complex")
 
 
 @register

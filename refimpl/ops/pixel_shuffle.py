@@ -7,10 +7,13 @@ gradient is the inverse permutation of Out@GRAD):
                    x[(i b + j) C/b^2 + c, h, w] of shape [N, C/b^2, H b, W b] and reads
                    its buffer as the output shape
   shuffle_channel  [N, C, H, W], C = g m: channel k m + q goes to q g + k
+  pixel_unshuffle  (Paddle 3) the inverse of pixel_shuffle: [N, C, H, W] ->
+                   [N, C r^2, H/r, W/r]; out[c r^2 + i r + j, h, w] = x[c, h r + i, w r + j]
+  channel_shuffle  (Paddle 3) shuffle_channel with a data_format (NCHW / NHWC)
 """
 import numpy as np
 
-from ._common import FLOATS, rand
+from ._common import FLOATS, channels_first, channels_last, rand
 from .registry import OpDef, Sample, register
 
 
@@ -48,6 +51,16 @@ def _known(d, f):
     return d * f if d >= 0 else -1
 
 
+def _layout(shape, data_format):
+    """(n, c, h, w) of a 4-D shape in data_format."""
+    n, a, b, d = shape
+    return (n, d, a, b) if data_format == "NHWC" else (n, a, b, d)
+
+
+def _in_layout(n, c, h, w, data_format):
+    return (n, h, w, c) if data_format == "NHWC" else (n, c, h, w)
+
+
 @register
 class PixelShuffle(_Permutation):
     type = "pixel_shuffle"
@@ -55,22 +68,16 @@ class PixelShuffle(_Permutation):
 
     def out_shape(self, ctx, x, upscale_factor=1, data_format="NCHW"):
         r = upscale_factor
-        n, c, h, w = x.shape if data_format == "NCHW" else (x.shape[0], x.shape[3],
-                                                            x.shape[1], x.shape[2])
+        n, c, h, w = _layout(x.shape, data_format)
         _divisible(ctx, x, "the channels", c, r * r)
-        c = c // (r * r) if c >= 0 else -1
-        if data_format == "NCHW":
-            return n, c, _known(h, r), _known(w, r)
-        return n, _known(h, r), _known(w, r), c
+        return _in_layout(n, c // (r * r) if c >= 0 else -1, _known(h, r), _known(w, r),
+                          data_format)
 
     @staticmethod
     def in_shape(out_shape, upscale_factor=1, data_format="NCHW"):
         r = upscale_factor
-        if data_format == "NCHW":
-            n, c, h, w = out_shape
-            return n, c * r * r, h // r, w // r
-        n, h, w, c = out_shape
-        return n, h // r, w // r, c * r * r
+        n, c, h, w = _layout(out_shape, data_format)
+        return _in_layout(n, c * r * r, h // r, w // r, data_format)
 
     @staticmethod
     def permute(x, upscale_factor=1, data_format="NCHW"):
@@ -144,3 +151,63 @@ class ShuffleChannel(_Permutation):
         # (specs/ops/functional_vision.md): a float32 case, forward only
         yield Sample({"X": rand(rng, 2, 6, 2, 3).astype("float32")}, {"group": 2},
                      grad=False, name="float32")
+
+
+@register
+class PixelUnshuffle(_Permutation):
+    type = "pixel_unshuffle"
+    attrs = {"downscale_factor": 1, "data_format": "NCHW"}
+
+    def out_shape(self, ctx, x, downscale_factor=1, data_format="NCHW"):
+        r = downscale_factor
+        ctx.expect(r > 0, "downscale_factor must be positive, got %d" % r)
+        n, c, h, w = _layout(x.shape, data_format)
+        _divisible(ctx, x, "the height", h, r)
+        _divisible(ctx, x, "the width", w, r)
+        return _in_layout(n, _known(c, r * r), h // r if h >= 0 else -1,
+                          w // r if w >= 0 else -1, data_format)
+
+    @staticmethod
+    def in_shape(out_shape, downscale_factor=1, data_format="NCHW"):
+        r = downscale_factor
+        n, c, h, w = _layout(out_shape, data_format)
+        return _in_layout(n, c // (r * r), h * r, w * r, data_format)
+
+    @staticmethod
+    def permute(x, downscale_factor=1, data_format="NCHW"):
+        r = downscale_factor
+        x = channels_first(x, data_format)
+        n, c, h, w = x.shape
+        out = x.reshape(n, c, h // r, r, w // r, r).transpose(0, 1, 3, 5, 2, 4)
+        return channels_last(np.ascontiguousarray(out).reshape(n, c * r * r, h // r, w // r),
+                             data_format)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 2, 4, 6)}, {"downscale_factor": 2})
+        yield Sample({"X": rand(rng, 1, 3, 6, 3)}, {"downscale_factor": 3,
+                                                    "data_format": "NHWC"}, name="nhwc")
+
+
+@register
+class ChannelShuffle(_Permutation):
+    type = "channel_shuffle"
+    attrs = {"groups": 1, "data_format": "NCHW"}
+
+    def out_shape(self, ctx, x, groups=1, data_format="NCHW"):
+        ctx.expect(groups > 0, "groups must be positive, got %d" % groups)
+        _divisible(ctx, x, "the channels", _layout(x.shape, data_format)[1], groups)
+        return tuple(x.shape)
+
+    @staticmethod
+    def in_shape(out_shape, groups=1, data_format="NCHW"):
+        return out_shape
+
+    @staticmethod
+    def permute(x, groups=1, data_format="NCHW"):
+        return channels_last(ShuffleChannel.permute(channels_first(x, data_format), groups),
+                             data_format)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 6, 2, 3)}, {"groups": 3})
+        yield Sample({"X": rand(rng, 1, 2, 3, 4)}, {"groups": 2, "data_format": "NHWC"},
+                     name="nhwc")

@@ -1,8 +1,11 @@
-"""Containers: Sequential, LayerList, ParameterList."""
+"""Containers: Sequential, LayerList, ParameterList, and Paddle 3's LayerDict and
+ParameterDict."""
+from collections.abc import Iterable, Mapping
+
 from ...framework.program import Parameter
 from .base import Layer
 
-__all__ = ["Sequential", "LayerList", "ParameterList"]
+__all__ = ["Sequential", "LayerList", "ParameterList", "LayerDict", "ParameterDict"]
 
 
 def _position(index, length, container):
@@ -136,3 +139,90 @@ class ParameterList(Layer):
                             % type(parameter).__name__)
         self.add_parameter(str(len(self)), parameter)
         return self
+
+
+def _pairs(items, what):
+    """(key, value) pairs of a mapping or of an iterable of pairs, checked as 3.3.1 checks
+    a dict container's update: an AssertionError for no iterable, a ValueError for an
+    item that is no pair."""
+    if not isinstance(items, Iterable):
+        raise AssertionError("the %s must be a mapping or an iterable of (key, value) pairs, "
+                             "got %s" % (what, type(items).__name__))
+    if isinstance(items, ParameterDict):
+        return list(items._parameters.items())
+    if isinstance(items, (Mapping, LayerDict)):
+        return list(items.items())
+    pairs = []
+    for i, pair in enumerate(items):
+        if len(pair) != 2:
+            raise ValueError("item %d of the %s has %d values, must be a (key, value) pair"
+                             % (i, what, len(pair)))
+        pairs.append(tuple(pair))
+    return pairs
+
+
+class _NamedDict(Layer):
+    """What LayerDict and ParameterDict share: entries of `_table` (the Layer's dict of
+    sublayers or of parameters) added by `_add`, in insertion order."""
+    _table = _add = _what = None
+
+    def __init__(self, items=None):
+        super().__init__()
+        if items is not None:
+            self.update(items)
+
+    def __getitem__(self, key):
+        return getattr(self, self._table)[key]
+
+    def __setitem__(self, key, value):
+        getattr(self, self._add)(key, value)
+
+    def __len__(self):
+        return len(getattr(self, self._table))
+
+    def __iter__(self):
+        return iter(getattr(self, self._table))
+
+    def update(self, items):
+        for key, value in _pairs(items, self._what):
+            self[key] = value
+
+
+class LayerDict(_NamedDict):
+    """Sublayers by name, in insertion order (Paddle 3): d[key], d[key] = layer, del,
+    `in`, len, iteration over the keys, keys / values / items, pop, clear, update (a
+    mapping or (key, layer) pairs; an existing key keeps its place)."""
+    _table, _add, _what = "_sub_layers", "add_sublayer", "sublayers"
+
+    def __init__(self, sublayers=None):
+        super().__init__(sublayers)
+
+    def __delitem__(self, key):
+        del self._sub_layers[key]
+
+    def __contains__(self, key):
+        return key in self._sub_layers
+
+    def clear(self):
+        self._sub_layers.clear()
+
+    def pop(self, key):
+        return self._sub_layers.pop(key)
+
+    def keys(self):
+        return self._sub_layers.keys()
+
+    def items(self):
+        return self._sub_layers.items()
+
+    def values(self):
+        return self._sub_layers.values()
+
+
+class ParameterDict(_NamedDict):
+    """Parameters by name, in insertion order (Paddle 3): p[key], p[key] = parameter,
+    len, iteration over the parameters' keys, update."""
+    _table, _add, _what = "_parameters", "add_parameter", "parameters"
+
+    def __init__(self, parameters=None):
+        super().__init__(parameters)
