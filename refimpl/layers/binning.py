@@ -6,6 +6,8 @@ import numpy as np
 
 from ..framework.dtypes import get_dtype
 from . import creation, indexing, math, tensor
+from ..dygraph.tensor import Tensor
+from ..framework.program import Variable
 from .common import append_op_out, check_dtype, check_variable, paddle_api
 
 SEARCH_DTYPES = ("float32", "float64", "int32", "int64")
@@ -18,6 +20,11 @@ def bincount(x, weights=None, minlength=0, name=None):
         check_variable(x, "x", "bincount")
         raise TypeError("bincount: elements in x should all be integers, got %s"
                         % x.dtype.name)
+    if isinstance(minlength, Variable):
+        if not isinstance(minlength, Tensor):
+            raise TypeError("bincount: a static Variable minlength (%r) is not supported; "
+                            "pass an int" % minlength.name)
+        minlength = int(minlength.numpy().reshape(-1)[0])
     inputs = {"X": [x]}
     dtype = "int64"
     if weights is not None:
@@ -53,7 +60,9 @@ def searchsorted(sorted_sequence, values, out_int32=False, right=False, name=Non
 
 def bucketize(x, sorted_sequence, out_int32=False, right=False, name=None):
     """The bucket of each element of x among the boundaries in the 1-D sorted_sequence."""
-    check_dtype(sorted_sequence, "sorted_sequence", "bucketize", SEARCH_DTYPES)
+    # x no Tensor: 3.3.1's ValueError; sorted_sequence None: an AttributeError, as 3.3.1's
+    if not isinstance(x, Variable):
+        raise ValueError("bucketize: x must be a Tensor, got %s" % type(x).__name__)
     if len(sorted_sequence.shape) != 1:
         raise ValueError("bucketize: sorted_sequence tensor must be 1 dimension, but got dim "
                          "%d" % len(sorted_sequence.shape))

@@ -1,7 +1,10 @@
 """Paddle 3's running reductions and differences along an axis: logcumsumexp, cummax,
 cummin, cumprod (their own ops, refimpl/ops/cumulative.py), and diff, trapezoid,
 cumulative_trapezoid composed from slices, sums and cumsums (as 3.3.1 composes them)."""
+import numpy as np
+
 from ..framework.dtypes import get_dtype
+from ..framework.program import Variable
 from . import math, tensor
 from .common import (append_op_out, append_op_outputs, check_dtype, check_variable,
                      in_place, paddle_api)
@@ -83,9 +86,18 @@ def _intervals(layer, y, x, dx, axis):
     axis = int(axis) % len(y.shape)
     heights = paddle_api("add")(tensor.slice(y, [axis], [1], [2 ** 62]),
                                 tensor.slice(y, [axis], [0], [-1]))
+    if isinstance(dx, Variable):
+        if len(dx.shape) > 1 or int(np.prod(dx.shape)) != 1:
+            raise ValueError("%s: dx must be a number or a one-element Tensor, got shape %s"
+                             % (layer, list(dx.shape)))
+        return paddle_api("multiply")(math.scale(heights, 0.5),
+                                      math.cast(tensor.reshape(dx, []), y.dtype.name))
     if x is None:
         return math.scale(heights, 0.5 * (1.0 if dx is None else float(dx)))
     check_dtype(x, "x", layer, ("float16", "float32", "float64"))
+    if len(x.shape) not in (1, len(y.shape)):
+        raise ValueError("%s: x must be 1-D or of y's rank %d, got shape %s"
+                         % (layer, len(y.shape), list(x.shape)))
     widths = diff(x, axis=-1 if len(x.shape) == 1 else axis)
     if len(x.shape) == 1:
         widths = tensor.reshape(widths, [-1] + [1] * (len(y.shape) - 1 - axis))

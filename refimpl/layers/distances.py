@@ -116,4 +116,6 @@ EXPORTS = {
     "nn.functional": {"pdist": pdist},
     # paddle.linalg (s19linalg's namespace) and the Tensor methods cov / corrcoef
     "linalg": {"cov": cov, "corrcoef": corrcoef, "vecdot": vecdot},
+    # paddle.tensor (and its linalg submodule) has them too
+    "tensor": {"cov": cov, "corrcoef": corrcoef, "vecdot": vecdot},
 }

@@ -45,8 +45,9 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
     within the reduced dims, -1 where all are NaN)."""
     check_dtype(x, "x", "nanmedian", NAN_DTYPES)
     _check_mode(mode)
-    axes = [] if axis is None else [int(a) for a in
-                                     (axis if isinstance(axis, (list, tuple)) else [axis])]
+    axes = [] if axis is None else _axes(x, axis, "nanmedian")
+    if axis is not None and not axes:
+        raise ValueError("nanmedian: Axis list should not be empty.")
     out, index = append_op_out("nanmedian", {"X": [x]}, {"axis": axes, "keepdim":
                                                          bool(keepdim), "mode": mode},
                                name, extra_outputs=[("MedianIndex", "int64")])
@@ -54,6 +55,21 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
         return out
     last = len(index.shape) - 1
     return out, tensor.squeeze(tensor.slice(index, [last], [0], [1]), [last])
+
+
+def _axes(x, axis, layer):
+    """axis (an int or a list of them) as distinct dims of x in [0, rank)."""
+    nd = max(len(x.shape), 1)
+    listed = list(axis) if isinstance(axis, (list, tuple)) else [axis]
+    if not all(isinstance(a, (int, np.integer)) and not isinstance(a, bool) and
+               -nd <= a < nd for a in listed):
+        raise ValueError("%s: Axis should be None, int, or a list, element should in range "
+                         "[-rank(x), rank(x)), got %r for x of rank %d"
+                         % (layer, axis, len(x.shape)))
+    axes = [int(a) % nd for a in listed]
+    if len(set(axes)) != len(axes):
+        raise ValueError("%s: axis %r repeats a dim" % (layer, axis))
+    return axes
 
 
 def _q_values(q):
@@ -67,13 +83,11 @@ def _q_values(q):
     return values, many
 
 
-def _rows(x, axis):
+def _rows(layer, x, axis):
     """x's reduced dims moved last and flattened: ([N, M] rows, the kept dims, their shape
     with keepdim)."""
     nd = len(x.shape)
-    axes = sorted({int(a) % max(nd, 1) for a in
-                   (range(nd) if axis is None else
-                    axis if isinstance(axis, (list, tuple)) else [axis])})
+    axes = sorted(range(nd) if axis is None else _axes(x, axis, layer))
     kept = [d for d in range(nd) if d not in axes]
     moved = tensor.transpose(x, kept + axes) if nd else x
     rows = tensor.reshape(moved, [-1, int(np.prod([x.shape[a] for a in axes]))])
@@ -93,7 +107,7 @@ def _quantile(layer, x, q, axis, keepdim, interpolation, ignore_nan):
         raise ValueError("%s: interpolation must be one of %s, got %r"
                          % (layer, list(INTERPOLATIONS), interpolation))
     values, many = _q_values(q)
-    rows, shape, kept_shape = _rows(x, axis)
+    rows, shape, kept_shape = _rows(layer, x, axis)
     ordered = indexing.sort(rows, axis=1)
     size = rows.shape[1]
     # NaN sorts last: the largest is NaN where a slice holds one (all: nanquantile picks it)

@@ -4,6 +4,7 @@ and unique_consecutive (runs of equal elements or slices collapsed to one)."""
 import numpy as np
 
 from ..framework.dtypes import convert_dtype
+from ..framework.errors import OpRuntimeError
 from .registry import OpDef, Sample, register
 
 
@@ -69,7 +70,11 @@ class Searchsorted(OpDef):
         seq, values = ctx.input_var("SortedSequence"), ctx.input_var("Values")
         ctx.expect(len(seq.shape) == 1 or list(seq.shape[:-1]) == list(values.shape[:-1]),
                    "SortedSequence %r %s must be 1-D or have the leading dims of Values %r %s"
-                   % (seq.name, list(seq.shape), values.name, list(values.shape)))
+                   % (seq.name, list(seq.shape), values.name, list(values.shape)),
+                   OpRuntimeError)
+        ctx.expect(not ctx.attr("out_int32") or seq.shape[-1] < 2 ** 31,
+                   "SortedSequence %r holds %d elements a row: more than out_int32 can index"
+                   % (seq.name, seq.shape[-1]), OpRuntimeError)
         ctx.set_output("Out", values.shape, "int32" if ctx.attr("out_int32") else "int64")
 
     @staticmethod
@@ -122,7 +127,7 @@ class UniqueConsecutive(OpDef):
     def forward(x, return_inverse=False, return_counts=False, axis=(), dtype=3):
         axis = axis[0] % x.ndim if len(axis) else None
         items = x.reshape(-1) if axis is None else np.moveaxis(x, axis, 0)
-        flat = items.reshape(len(items), -1)
+        flat = items.reshape(len(items), int(np.prod(items.shape[1:])))
         starts = np.ones(len(items), bool)
         starts[1:] = (flat[1:] != flat[:-1]).any(-1)
         out = items[starts] if axis is None else np.moveaxis(items[starts], 0, axis)

@@ -6,6 +6,7 @@ scan's identity), so the gradients are the inclusive scan's gradient of a shifte
 import numpy as np
 
 from ..framework.dtypes import convert_dtype
+from ..framework.errors import OpIndexError
 from ._common import rand
 from .registry import OpDef, Sample, register
 
@@ -33,10 +34,21 @@ def _scan_grad(grad, x, dout, axis, exclusive, reverse):
     return np.ascontiguousarray(np.flip(dx, axis) if reverse else dx)
 
 
+def _check_axis(ctx, slot, attr):
+    """The scan's axis in [-rank, rank): else an IndexError (logcumsumexp, cummax and
+    cummin in 3.3.1; cumprod's is a ValueError, ctx.check_axis)."""
+    x = ctx.input_var(slot)
+    rank = max(len(x.shape), 1)
+    ctx.expect(-rank <= ctx.attr(attr) < rank, "%s %d is out of range for %s %r of rank %d "
+               "(expected in [%d, %d))" % (attr, ctx.attr(attr), slot, x.name, len(x.shape),
+                                           -rank, rank), OpIndexError)
+
+
 class _Scan(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     grad_inputs = ("X", "Out@GRAD")
+    axis_error = "value"
 
     def infer_shape(self, ctx):
         ctx.check_dtype("X", self.dtypes)
@@ -45,7 +57,10 @@ class _Scan(OpDef):
             n = int(np.prod(x.shape)) if all(d >= 0 for d in x.shape) else -1
             ctx.set_output("Out", [n], x.dtype)
             return
-        ctx.check_axis("X", ctx.attr(self.axis_attr), attr=self.axis_attr)
+        if self.axis_error == "index":
+            _check_axis(ctx, "X", self.axis_attr)
+        else:
+            ctx.check_axis("X", ctx.attr(self.axis_attr), attr=self.axis_attr)
         ctx.same_as("X", "Out")
 
 
@@ -121,6 +136,7 @@ class Logcumsumexp(_Scan):
     type = "logcumsumexp"
     attrs = {"axis": -1, "flatten": False, "exclusive": False, "reverse": False}
     axis_attr = "axis"
+    axis_error = "index"
     dtypes = ("float16", "float32", "float64")
 
     @staticmethod
@@ -148,16 +164,15 @@ class Logcumsumexp(_Scan):
 
 def _running_extreme(x, axis, better):
     """(values, indices) of the running extreme along `axis`: an element at least as good
-    as the extreme so far (3.3.1's floats: a tie moves the index on; integers keep the
-    first) or NaN (which then stays) takes over."""
+    as the extreme so far (a tie moves the index on, 3.3.1) or NaN (which then stays)
+    takes over."""
     x = np.moveaxis(x, axis, -1)
     out, idx = np.empty_like(x), np.zeros(x.shape, np.int64)
     best, at = x[..., 0].copy(), np.zeros(x.shape[:-1], np.int64)
-    floating = np.issubdtype(x.dtype, np.floating)
     for j in range(x.shape[-1]):
         v = x[..., j]
-        take = better(v, best) | (v == best if floating else False)
-        if floating:
+        take = better(v, best) | (v == best)
+        if np.issubdtype(x.dtype, np.floating):
             take = take | np.isnan(v)
         best, at = np.where(take, v, best), np.where(take, j, at)
         out[..., j], idx[..., j] = best, at
@@ -176,7 +191,7 @@ class _CumExtreme(OpDef):
     def infer_shape(self, ctx):
         ctx.check_dtype("x", ("float32", "float64", "int32", "int64"))
         x = ctx.input_var("x")
-        ctx.check_axis("x", ctx.attr("axis"))
+        _check_axis(ctx, "x", "axis")
         index_dtype = convert_dtype(ctx.attr("dtype"))
         ctx.expect(index_dtype in ("int32", "int64"),
                    "dtype of indices must be int32 or int64, got %s" % index_dtype)
