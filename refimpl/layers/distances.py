@@ -4,9 +4,10 @@ conj(x) * y), cov (numpy's weighted covariance) and corrcoef (cov scaled by the 
 deviations). Gradients come from the ops they build."""
 import numpy as np
 
+from ..dygraph.tensor import Tensor
 from ..framework.initializer import value_attrs
 from . import creation, math, tensor
-from .common import check_dtype, check_variable, paddle_api
+from .common import check_dtype, check_static_dtype, check_variable, paddle_api
 from .functional_loss import p_norm
 
 FLOAT_DTYPES = ("float16", "float32", "float64")
@@ -52,27 +53,40 @@ def vecdot(x, y, axis=-1, name=None):
 
 def _weights(fweights, aweights, n, dtype):
     """fweights * aweights in `dtype` (either may be missing: None when both are), checked
-    as 1-D of n observations."""
+    as 3.3.1 checks them: 1-D of the n observations, aweights float, and (values known, in
+    dynamic mode) none negative, fweights whole numbers, a nonzero sum."""
     w = None
     for arg, v in (("fweights", fweights), ("aweights", aweights)):
         if v is None:
             continue
         check_variable(v, arg, "cov")
+        if arg == "aweights":     # (3.3.1 checks a static one's dtype only)
+            check_static_dtype(v, arg, "cov", ("float32", "float64"))
         if len(v.shape) != 1 or v.shape[0] not in (-1, n):
             raise ValueError("cov: %s must be 1-D of the %d observations, got shape %s"
                              % (arg, n, list(v.shape)))
+        if isinstance(v, Tensor):
+            values = v.numpy()
+            if values.size and values.min() < 0:
+                raise ValueError("cov: the values of %s cannot be negative, got min %s"
+                                 % (arg, values.min()))
+            if arg == "fweights" and not np.array_equal(values, np.round(values)):
+                raise ValueError("cov: fweights must hold integers")
         v = math.cast(v, dtype)
         w = v if w is None else paddle_api("multiply")(w, v)
+    if isinstance(w, Tensor) and w.numpy().sum() == 0:
+        raise ValueError("cov: the sum of the weights is zero, it cannot be normalized")
     return w
 
 
 def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
     """The covariance matrix of the variables of x (rows; columns with rowvar=False; a 1-D
     x is one variable: a 0-D result), observations weighted by fweights * aweights, the
-    normalisation numpy's (ddof True: one degree of freedom)."""
-    check_dtype(x, "x", "cov", FLOAT_DTYPES + ("complex64", "complex128"))
-    if len(x.shape) > 2:
+    normalisation numpy's (ddof True: one degree of freedom; at least 0, as 3.3.1)."""
+    check_variable(x, "x", "cov")
+    if not 1 <= len(x.shape) <= 2:
         raise ValueError("cov: x must be 1-D or 2-D, got shape %s" % list(x.shape))
+    check_dtype(x, "x", "cov", ("float32", "float64"))
     one = len(x.shape) == 1
     x = tensor.reshape(x, [1, -1]) if one else x if rowvar else tensor.transpose(x, [1, 0])
     n = x.shape[1]
@@ -86,15 +100,13 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
                                                       keepdim=True), total)
         count = total
         if ddof:
-            correction = (total if aweights is None else paddle_api("divide")(
-                paddle_api("sum")(paddle_api("multiply")(w, math.cast(aweights, x.dtype.name))),
-                total))
-            count = paddle_api("subtract")(total, correction)
+            correction = (_constant(np.array(1, x.dtype.name)) if aweights is None else
+                          paddle_api("divide")(paddle_api("sum")(paddle_api("multiply")(
+                              w, math.cast(aweights, x.dtype.name))), total))
+            count = math.clip(paddle_api("subtract")(total, correction), 0.0, None)
     centred = paddle_api("subtract")(x, mean)
     left = centred if w is None else paddle_api("multiply")(centred, w)
-    right = tensor.transpose(paddle_api("conj")(centred) if x.dtype.name.startswith("complex")
-                             else centred, [1, 0])
-    product = paddle_api("matmul")(left, right)
+    product = paddle_api("matmul")(left, tensor.transpose(centred, [1, 0]))
     out = paddle_api("divide")(product, count)
     return tensor.reshape(out, [], name=name) if one else out
 
