@@ -6,8 +6,7 @@ import numpy as np
 from ..framework.dtypes import get_dtype
 from ..framework.program import Variable
 from . import math, tensor
-from .common import (append_op_out, append_op_outputs, check_dtype, check_variable,
-                     in_place, paddle_api)
+from .common import append_op_out, check_dtype, check_variable, in_place, paddle_api
 
 SCAN_DTYPES = ("float16", "float32", "float64", "int32", "int64")
 EXTREME_DTYPES = ("float32", "float64", "int32", "int64")

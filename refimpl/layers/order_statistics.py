@@ -7,7 +7,7 @@ import numpy as np
 
 from ..framework.initializer import value_attrs
 from . import creation, indexing, math, tensor
-from .common import append_op_out, check_dtype, check_variable, paddle_api
+from .common import append_op_out, check_dtype, paddle_api
 from .reductions import NAN_DTYPES
 
 PICK_DTYPES = ("float32", "float64", "int32", "int64")
@@ -51,10 +51,12 @@ def nanmedian(x, axis=None, keepdim=False, mode="avg", name=None):
     out, index = append_op_out("nanmedian", {"X": [x]}, {"axis": axes, "keepdim":
                                                          bool(keepdim), "mode": mode},
                                name, extra_outputs=[("MedianIndex", "int64")])
-    if mode == "avg":
-        return out
-    last = len(index.shape) - 1
-    return out, tensor.squeeze(tensor.slice(index, [last], [0], [1]), [last])
+    if not keepdim:     # the op keeps the reduced dims (3.3.1's kernel)
+        reduced = set(axes or range(len(x.shape)))
+        shape = [d for i, d in enumerate(x.shape) if i not in reduced]
+        out = tensor.reshape(out, shape)
+        index = tensor.reshape(index, shape) if mode == "min" else index
+    return out if mode == "avg" else (out, index)
 
 
 def _axes(x, axis, layer):

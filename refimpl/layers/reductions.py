@@ -2,7 +2,7 @@
 ops: ties share the gradient), nansum / nanmean (NaN left out, composed as 3.3.1 does:
 where, sum, a count), count_nonzero and reduce_as (the reduce_as op)."""
 from . import math
-from .common import append_op_out, check_dtype, check_variable, paddle_api
+from .common import append_op_out, check_dtype, check_variable, paddle_api, unary
 
 AMAX_DTYPES = ("float32", "float64", "int32", "int64")
 NAN_DTYPES = ("float16", "float32", "float64", "int32", "int64")
@@ -11,7 +11,10 @@ NAN_DTYPES = ("float16", "float32", "float64", "int32", "int64")
 def _extreme(op_type, layer):
     def reduce(x, axis=None, keepdim=False, name=None):
         check_dtype(x, "x", layer, AMAX_DTYPES)
-        return math._reduce(op_type, x, axis, keepdim, name, layer_type=layer)
+        # every dim: an empty dim (the ops have no reduce_all in 3.3.1)
+        dim = [] if axis is None else list(axis) if isinstance(axis, (list, tuple)) else [axis]
+        return unary(op_type, x, {"dim": dim, "keep_dim": bool(keepdim), "reduce_all": not dim},
+                     name, layer_type=layer)
     reduce.__name__ = layer
     reduce.__doc__ = ("paddle.%s: the %s over `axis` (None: all); the gradient is shared "
                       "evenly among the elements equal to it (3.3.1)." % (layer, layer[1:]))

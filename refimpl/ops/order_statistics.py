@@ -127,25 +127,26 @@ class Nanmedian(OpDef):
     """The median of the non-NaN values over `axis` (empty: all dims): mode 'avg' the mean
     of the two middle values of an even count (in X's dtype), 'min' the lower; NaN for an
     all-NaN slice. MedianIndex: the flat positions (within the reduced dims) of the lower
-    and upper middle values, -1 for an all-NaN slice."""
+    and upper middle values (mode 'min': the lower only), -1 for an all-NaN slice. Both
+    keep the reduced dims as 1 whatever `keepdim` says (3.3.1's kernel; its API squeezes
+    them)."""
     type = "nanmedian"
     inputs = ("X",)
     outputs = ("Out", "MedianIndex")
     attrs = {"axis": [], "keepdim": False, "mode": "avg"}
     grad_inputs = ("X", "MedianIndex", "Out@GRAD")
-    scalar_outputs = ("Out",)
+    scalar_outputs = ("Out", "MedianIndex")
 
     def infer_shape(self, ctx):
         ctx.check_dtype("X", ("float16", "float32", "float64", "int32", "int64"))
-        ctx.expect(ctx.attr("mode") in ("avg", "min"), "mode must be 'avg' or 'min', got %r"
-                   % (ctx.attr("mode"),))
+        mode = ctx.attr("mode")
+        ctx.expect(mode in ("avg", "min"), "mode must be 'avg' or 'min', got %r" % (mode,))
         x = ctx.input_var("X")
         for a in ctx.attr("axis"):
             ctx.check_axis("X", a)
-        shape = _out_shape(x.shape, _axes(len(x.shape), ctx.attr("axis"), False),
-                           ctx.attr("keepdim"))
+        shape = list(_out_shape(x.shape, _axes(len(x.shape), ctx.attr("axis"), False), True))
         ctx.set_output("Out", shape, x.dtype)
-        ctx.set_output("MedianIndex", list(shape) + [2], "int64")
+        ctx.set_output("MedianIndex", shape + [2] if mode == "avg" else shape, "int64")
 
     @staticmethod
     def forward(x, axis=(), keepdim=False, mode="avg"):
@@ -156,23 +157,23 @@ class Nanmedian(OpDef):
         out = low if mode == "min" else (low + high) / 2
         if rows.dtype.kind == "f":
             out = np.where(lower < 0, np.nan, out)
-        shape = _out_shape(x.shape, axes, keepdim)
-        index = np.stack([lower, upper], -1).reshape(tuple(shape) + (2,))
-        return np.asarray(out).astype(x.dtype).reshape(shape), index
+        shape = _out_shape(x.shape, axes, True)
+        index = lower if mode == "min" else np.stack([lower, upper], -1)
+        return (np.asarray(out).astype(x.dtype).reshape(shape),
+                index.reshape(tuple(shape) + index.shape[rows.ndim - 1:]))
 
     @staticmethod
     def backward(x, index, dout, axis=(), keepdim=False, mode="avg"):
         rows, axes = _reduced_rows(x, axis)
-        index = index.reshape(rows.shape[:-1] + (2,))
+        picked = index.reshape(rows.shape[:-1] + (-1,))
         dout = dout.reshape(rows.shape[:-1] + (1,))
-        picked = index[..., :1] if mode == "min" else index
         drows = np.zeros_like(rows)
         for i in range(picked.shape[-1]):
             part = np.zeros_like(rows)
             np.put_along_axis(part, np.maximum(picked[..., i:i + 1], 0),
                               dout / picked.shape[-1], -1)
             drows += part
-        drows = np.where(index[..., :1] < 0, dout / max(rows.shape[-1], 1), drows)
+        drows = np.where(picked[..., :1] < 0, dout / max(rows.shape[-1], 1), drows)
         kept = [d for d in range(x.ndim) if d not in axes]
         moved = drows.reshape([x.shape[d] for d in kept + list(axes)])
         return np.transpose(moved, np.argsort(kept + list(axes)))

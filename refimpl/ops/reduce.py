@@ -209,7 +209,8 @@ class Logsumexp(OpDef):
 
 class _ReduceExtreme(_ReduceSelect):
     """reduce_amax / reduce_amin (Paddle 3's amax / amin): max / min whose gradient is shared
-    evenly among the elements equal to the result (3.3.1)."""
+    evenly among the elements equal to the result (3.3.1). reduce_all reduces every dim,
+    as for the other reduce ops (3.3.1's kernels take none: specs/conformance.md)."""
 
     @staticmethod
     def grad(x, out, dout, axes):
