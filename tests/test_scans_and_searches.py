@@ -236,3 +236,16 @@ def test_static_programs_give_the_dynamic_values(name, f):
 def test_bad_input_raises_paddle_331s_error_type(call, error):
     with versions.use("3"), pytest.raises(error):
         call()
+
+
+@pytest.mark.usefixtures("dygraph")
+def test_c_ops_take_3_3_1s_arguments():
+    from refimpl import _C_ops
+    with versions.use("3"):
+        values, indices = _C_ops.cummax(t(X), 1, "int32")      # lower-case slot x
+        close(indices, [[0, 1, 2, 2], [0, 0, 2, 3], [0, 1, 2, 2]])
+        assert indices.dtype.name == "int32"
+        close(_C_ops.reduce_as(t(X), t(np.ones(4))), X.sum(0))
+        close(_C_ops.searchsorted(t(S), t(V), False, True), [[2, 3, 5], [1, 3, 4]])
+        close(_C_ops.logcumsumexp(t(X), 1, False, False, False), np.logaddexp.accumulate(X, 1))
+        close(_C_ops.nanmedian(t(X), [1], True, "avg")[0], [[2.], [3.5], [4.]])
