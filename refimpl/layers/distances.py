@@ -5,7 +5,6 @@ deviations). Gradients come from the ops they build."""
 import numpy as np
 
 from ..dygraph.tensor import Tensor
-from ..framework.initializer import value_attrs
 from . import creation, math, tensor
 from .common import check_dtype, check_static_dtype, check_variable, paddle_api
 from .functional_loss import p_norm
@@ -26,10 +25,6 @@ def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=
     return p_norm(difference, float(p), -1, name=name)
 
 
-def _constant(array):
-    return creation._source_op("assign_value", value_attrs(array), array.dtype.name)
-
-
 def pdist(x, p=2.0, name=None):
     """The p-norm distances of the rows i < j of x [N, M], in row-major order: N(N-1)/2."""
     check_dtype(x, "x", "pdist", FLOAT_DTYPES)
@@ -37,8 +32,8 @@ def pdist(x, p=2.0, name=None):
         raise ValueError("pdist: x must be 2-D with a known number of rows, got shape %s"
                          % list(x.shape))
     first, second = (np.asarray(i, np.int64) for i in np.triu_indices(x.shape[0], 1))
-    difference = paddle_api("subtract")(tensor.gather(x, _constant(first)),
-                                        tensor.gather(x, _constant(second)))
+    difference = paddle_api("subtract")(tensor.gather(x, creation.exact_constant(first)),
+                                        tensor.gather(x, creation.exact_constant(second)))
     return p_norm(difference, float(p), -1, name=name)
 
 
@@ -93,14 +88,14 @@ def cov(x, rowvar=True, ddof=True, fweights=None, aweights=None, name=None):
     w = _weights(fweights, aweights, n, x.dtype.name)
     if w is None:
         mean = paddle_api("mean")(x, 1, keepdim=True)
-        count = _constant(np.array(n - int(ddof), x.dtype.name))
+        count = creation.exact_constant(np.array(n - int(ddof), x.dtype.name))
     else:
         total = paddle_api("sum")(w)
         mean = paddle_api("divide")(paddle_api("sum")(paddle_api("multiply")(x, w), 1,
                                                       keepdim=True), total)
         count = total
         if ddof:
-            correction = (_constant(np.array(1, x.dtype.name)) if aweights is None else
+            correction = (creation.exact_constant(np.array(1, x.dtype.name)) if aweights is None else
                           paddle_api("divide")(paddle_api("sum")(paddle_api("multiply")(
                               w, math.cast(aweights, x.dtype.name))), total))
             count = math.clip(paddle_api("subtract")(total, correction), 0.0, None)

@@ -5,10 +5,9 @@ position q * (n - 1) picked (index_sample) and interpolated, so the gradient goe
 those two."""
 import numpy as np
 
-from ..framework.initializer import value_attrs
 from . import creation, indexing, math, tensor
 from .common import append_op_out, check_dtype, paddle_api
-from .reductions import NAN_DTYPES
+from .reductions import NAN_DTYPES, not_nan
 
 PICK_DTYPES = ("float32", "float64", "int32", "int64")
 INTERPOLATIONS = ("linear", "lower", "higher", "nearest", "midpoint")
@@ -97,10 +96,16 @@ def _rows(layer, x, axis):
                                               for d in range(nd)]
 
 
-def _constant(value, dtype):
-    """A [1, 1] constant holding `value` in `dtype` (q exactly in float64, as 3.3.1)."""
-    return creation._source_op("assign_value", value_attrs(np.full([1, 1], value, dtype)),
-                               dtype)
+def _interpolated(interpolation, low, high, position, low_at):
+    """The value between the sorted neighbours `low` (at floor(position)) and `high`."""
+    if interpolation in ("lower", "nearest"):       # nearest: position already rounded
+        return low
+    if interpolation == "higher":
+        return high
+    if interpolation == "midpoint":
+        return math.scale(paddle_api("add")(low, high), 0.5)
+    return paddle_api("add")(low, paddle_api("multiply")(
+        paddle_api("subtract")(high, low), paddle_api("subtract")(position, low_at)))
 
 
 def _quantile(layer, x, q, axis, keepdim, interpolation, ignore_nan):
@@ -114,23 +119,20 @@ def _quantile(layer, x, q, axis, keepdim, interpolation, ignore_nan):
     size = rows.shape[1]
     # NaN sorts last: the largest is NaN where a slice holds one (all: nanquantile picks it)
     largest = tensor.slice(ordered, [1], [size - 1], [size])
-    count = (paddle_api("sum")(paddle_api("logical_not")(paddle_api("isnan")(rows)), 1,
-                               x.dtype.name, True) if ignore_nan else
+    count = (paddle_api("sum")(not_nan(rows), 1, x.dtype.name, True) if ignore_nan else
              paddle_api("full_like")(largest, size))
     last = paddle_api("maximum")(math.scale(count, 1.0, -1.0), paddle_api("zeros_like")(count))
     results = []
     for v in values:
-        position = paddle_api("multiply")(last, _constant(v, x.dtype.name))
+        # q exactly in float64, as 3.3.1's
+        position = paddle_api("multiply")(last, creation.exact_constant(
+            np.full([1, 1], v, x.dtype.name)))
         if interpolation == "nearest":
             position = paddle_api("round")(position)
         low_at = paddle_api("floor")(position)
         low = indexing.index_sample(ordered, math.cast(low_at, "int64"))
         high = indexing.index_sample(ordered, math.cast(paddle_api("ceil")(position), "int64"))
-        picked = {"lower": low, "higher": high, "nearest": low,
-                  "midpoint": math.scale(paddle_api("add")(low, high), 0.5),
-                  "linear": paddle_api("add")(low, paddle_api("multiply")(
-                      paddle_api("subtract")(high, low),
-                      paddle_api("subtract")(position, low_at)))}[interpolation]
+        picked = _interpolated(interpolation, low, high, position, low_at)
         if not ignore_nan:
             picked = paddle_api("where")(paddle_api("isnan")(largest), largest, picked)
         results.append(tensor.reshape(picked, kept_shape if keepdim else shape))

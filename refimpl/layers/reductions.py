@@ -25,7 +25,8 @@ amax = _extreme("reduce_amax", "amax")
 amin = _extreme("reduce_amin", "amin")
 
 
-def _not_nan(x):
+def not_nan(x):
+    """Where x is not NaN (bool)."""
     return paddle_api("logical_not")(paddle_api("isnan")(x))
 
 
@@ -41,7 +42,7 @@ def nansum(x, axis=None, dtype=None, keepdim=False, name=None):
 def nanmean(x, axis=None, keepdim=False, name=None):
     """The mean of the non-NaN values over `axis` (NaN where there are none)."""
     check_dtype(x, "x", "nanmean", ("float16", "float32", "float64"))
-    count = paddle_api("sum")(_not_nan(x), axis, x.dtype.name, keepdim)
+    count = paddle_api("sum")(not_nan(x), axis, x.dtype.name, keepdim)
     return paddle_api("divide")(nansum(x, axis, keepdim=keepdim), count, name)
 
 
