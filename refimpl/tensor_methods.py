@@ -39,6 +39,16 @@ FUNCTION_METHODS = (
     "unbind", "unique", "unsqueeze", "unsqueeze_", "unstack", "var", "where",
 )
 
+# Paddle 3's statistics, scans and searches as methods (3.3.1's Tensor has them; x.cov /
+# x.corrcoef are paddle.linalg's functions, not paddle's)
+STATISTICS_METHODS = (
+    "amax", "amin", "argwhere", "bincount", "bucketize", "cdist", "count_nonzero", "cummax",
+    "cummin", "cumprod", "cumprod_", "cumulative_trapezoid", "diff", "histogram_bin_edges",
+    "histogramdd", "kthvalue", "logcumsumexp", "mode", "msort", "nanmean", "nanmedian",
+    "nanquantile", "nansum", "quantile", "reduce_as", "trapezoid", "unique_consecutive",
+)
+LINALG_METHODS = ("corrcoef", "cov")
+
 
 # x.<name>_(...) is x.<name>(...) in place (Paddle 3's in-place methods, 3.3.1's names):
 # on an eager Tensor the tensor itself becomes the result (one more in-place version; a
@@ -169,7 +179,8 @@ def _paddle():
 def methods():
     """{name: function or property} that a Paddle 2.0 tensor class has."""
     functions = _paddle()
-    table = {name: functions[name] for name in FUNCTION_METHODS}
+    table = {name: functions[name] for name in FUNCTION_METHODS + STATISTICS_METHODS}
+    table.update({name: exports("linalg")[name] for name in LINALG_METHODS})
     table["__abs__"] = functions["abs"]
     # numpy hands `array op x` and `np.float64(2) * x` to x's reflected operator (which
     # gives a tensor, as Paddle 2.0's __array_ufunc__ = None does) instead of computing

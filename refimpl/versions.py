@@ -522,6 +522,9 @@ SWITCHES = {
     # its OutOfRange check) or the op's InvalidArgument ValueError (3.3.1, measured; 1.8.5
     # has no paddle.histogram, taken as 3)
     "histogram_bins_error": {"1.8": "ValueError", "2.0": "IndexError", "3": "ValueError"},
+    # paddle.median's fourth argument: `name` (2.0's signature; 1.8 has no paddle.median,
+    # taken as 2.0), or `mode` ('avg' | 'min', then name; 3.3.1)
+    "median_mode": {"1.8": False, "2.0": False, "3": True},
     # the 2.0 conv functionals (conv1d-3d, their transposes) refuse an x whose channel dim is
     # unknown when built (2.0's source and its test_functional_conv*; 1.8 taken as 2.0), or
     # take it (3.3.1's F.conv2d / conv3d have no such check, read and measured)

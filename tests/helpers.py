@@ -266,3 +266,25 @@ def tool_module(name):
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
+
+
+def static_and_dynamic(f, x):
+    """(f's value in a static program fed x as variable "x", f's value on the eager tensor
+    of x): what a layer function gives built and run, and run at once."""
+    import refimpl as paddle
+    main, startup, out = build_programs(
+        lambda: f(paddle.static.data("x", list(x.shape), x.dtype.name)))
+    (static_value,), _ = run_programs(main, startup, {"x": x}, [out])
+    paddle.disable_static()
+    try:
+        return static_value, f(paddle.to_tensor(x)).numpy()
+    finally:
+        paddle.enable_static()
+
+
+def eager_gradient(f, x):
+    """d sum(f(x)) / dx in dynamic mode (the caller's mode), as numpy."""
+    import refimpl as paddle
+    v = paddle.to_tensor(x, stop_gradient=False)
+    (g,) = paddle.grad(paddle.sum(f(v)), v)
+    return g.numpy()

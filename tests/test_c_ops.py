@@ -208,7 +208,7 @@ def test_every_signature_binds_and_names_a_registered_op():
         function = getattr(_C_ops, name)
         assert function.__name__ == name
         assert list(inspect.signature(function).parameters)[0] in (
-            "x", "input", "label", "condition", "shape", "weight")
+            "x", "input", "label", "condition", "shape", "weight", "sorted_sequence")
     assert "matmul" in dir(_C_ops)
 
 

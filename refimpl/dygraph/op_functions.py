@@ -127,8 +127,9 @@ def _run(slots, inputs, attrs, lengths, returned):
 
 # Paddle 3's name -> (op type, its arguments in order, the output slots it returns[, fixed
 # attrs]). An argument is `name[:target][=default]` (Paddle's name, which keywords use):
-# a target that starts upper-case is an input slot, one in lower case an attr of the op
-# type (none: the attr of Paddle's name), `-` an argument refimpl does not use (the place:
+# a target that is an input slot of the op type is that input (one that starts upper-case
+# must be: Paddle 3's newer ops have lower-case slots, cummax's x), another an attr of the
+# op type (none: the attr of Paddle's name), `-` an argument refimpl does not use (the place:
 # an op runs where its inputs live), `!` one whose default only refimpl implements (another
 # value is a ValueError); a default None leaves the op's own default. An output
 # `Slot[attr]` is a list of as many tensors as attr's value (a number, or a list's length).
@@ -273,6 +274,22 @@ SIGNATURES = {
         "normalize=False ignore_index=-100", "Out"),
     "squared_l2_norm": ("squared_l2_norm", "x:X", "Out"),
     "accuracy": ("accuracy", "x:Out indices:Indices label:Label", "Accuracy Correct Total"),
+    # statistics, scans and searches (3.3.1's ops.yaml order)
+    **{name: ("reduce_" + name, "x:X axis:dim=[] keepdim:keep_dim=False", "Out")
+       for name in ("amax", "amin")},
+    "reduce_as": ("reduce_as", "x target", "out"),
+    "cumprod": ("cumprod", "x:X dim exclusive=False reverse=False", "Out"),
+    "logcumsumexp": ("logcumsumexp", "x:X axis=-1 flatten=False exclusive=False "
+                     "reverse=False", "Out"),
+    **{name: (name, "x axis=-1 dtype=int64", "out indices") for name in ("cummax", "cummin")},
+    "kthvalue": ("kthvalue", "x:X k=1 axis=-1 keepdim=False", "Out Indices"),
+    "mode": ("mode", "x:X axis=-1 keepdim=False", "Out Indices"),
+    "nanmedian": ("nanmedian", "x:X axis=[] keepdim=True mode=avg", "Out MedianIndex"),
+    "bincount": ("bincount", "x:X weights:Weights minlength=0", "Out"),
+    "searchsorted": ("searchsorted", "sorted_sequence:SortedSequence values:Values "
+                     "out_int32=False right=False", "Out"),
+    "unique_consecutive": ("unique_consecutive", "x:X return_inverse=False "
+                           "return_counts=False axis=[] dtype=int64", "Out Index Counts"),
 }
 
 _DTYPE_ATTRS = ("dtype", "out_dtype")

@@ -45,6 +45,11 @@ class OpIndexError(OpError, IndexError):
     """An index out of range when the op runs (Paddle 2.0's OutOfRange, an IndexError)."""
 
 
+class OpRuntimeError(OpError, RuntimeError):
+    """A build-time check Paddle 3 raises as a RuntimeError (its PreconditionNotMet:
+    searchsorted's mismatched leading dims)."""
+
+
 class LayerAssertionError(ValueError, AssertionError):
     """A layer argument that Paddle checks with `assert` (an AssertionError there, e.g.
     reshape's shape with two -1): a ValueError in refimpl's terms, an AssertionError in

@@ -11,7 +11,7 @@ from ..framework.program import Variable
 
 __all__ = ["unary", "binary", "check_variable", "check_variables", "check_dtype",
            "converted_arg", "real_arg", "append_op_out", "append_op_outputs", "as_list",
-           "reduce_axes", "in_place"]
+           "reduce_axes", "in_place", "paddle_api"]
 
 
 def check_variable(x, arg, layer):
@@ -144,3 +144,16 @@ def in_place(out_of_place, public_name):
         return out_of_place(x, *args, **kwargs)
     layer.__name__ = public_name
     return layer
+
+
+_PADDLE_API = {}
+
+
+def paddle_api(name):
+    """paddle.<name> as the namespace exports it, for layer functions composed from other
+    modules' public functions (looked up when first called: the namespace gathers every
+    layer module)."""
+    if not _PADDLE_API:
+        from . import exports
+        _PADDLE_API.update(exports("paddle"))
+    return _PADDLE_API[name]

@@ -244,6 +244,13 @@ def _assign(x, output):
     return _source_op("assign_value", value_attrs(value), value.dtype.name, out=output)
 
 
+def exact_constant(array):
+    """A constant holding the numpy `array` in its own dtype (assign_value; assign makes a
+    float64 array float32, as Paddle's does with Python floats)."""
+    array = np.asarray(array)
+    return _source_op("assign_value", value_attrs(array), array.dtype.name)
+
+
 def fluid_assign(input, output=None):
     """fluid.layers.assign: 1.8 names the source `input`."""
     return assign(input, output)

@@ -47,12 +47,20 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
     return math._paddle_unary("sqrt")(var(x, axis, unbiased, keepdim), name)
 
 
-def median(x, axis=None, keepdim=False, name=None):
+def median(x, axis=None, keepdim=False, mode="avg", name=None):
     """The middle of the sorted values along `axis` (None: of all elements, a one-number
-    result); for an even count the mean of the two middle ones. float64 stays float64,
-    anything else gives float32 (Paddle 2.0 casts the middle values). Differentiable
-    through argsort and slice."""
+    result); for an even count (mode 'avg') the mean of the two middle ones. float64 stays
+    float64, anything else gives float32 (Paddle 2.0 casts the middle values).
+    Differentiable through argsort and slice. Paddle 3's mode 'min': the lower middle one in
+    x's dtype, with its int64 index when `axis` is given (the kthvalue op); under 2.0
+    (switch `median_mode`) the fourth argument is `name`, as 2.0's signature has it."""
     check_variable(x, "x", "median")
+    if not versions.switch("median_mode"):
+        mode, name = "avg", name if mode == "avg" else mode
+    if mode not in ("avg", "min"):
+        raise ValueError("median: Mode %s is not supported. Must be avg or min." % (mode,))
+    if mode == "min":
+        return _lower_median(x, axis, keepdim, name)
     source = x
     if axis is None:
         x, axis = tensor.reshape(x, [-1]), 0
@@ -71,6 +79,22 @@ def median(x, axis=None, keepdim=False, name=None):
         shape = [1] * len(source.shape) if keepdim else list(versions.switch("scalar_shape"))
         return tensor.reshape(out, shape, name=name)
     return out if keepdim else tensor.squeeze(out, [axis], name)
+
+
+def _lower_median(x, axis, keepdim, name):
+    """(value, index) of the lower middle element along `axis`; the value alone for
+    axis None (of all elements), as 3.3.1."""
+    whole = axis is None
+    flat = tensor.reshape(x, [-1]) if whole else x
+    axis = 0 if whole else reduce_axes(x, axis)[0]
+    n = _count(flat, [axis], "median")
+    value, index = append_op_out("kthvalue", {"X": [flat]},
+                                 {"k": (n + 1) // 2, "axis": axis, "keepdim": bool(keepdim)},
+                                 name, extra_outputs=[("Indices", "int64")])
+    if whole:
+        shape = [1] * len(x.shape) if keepdim else list(versions.switch("scalar_shape"))
+        return tensor.reshape(value, shape)
+    return value, index
 
 
 EXPORTS = {

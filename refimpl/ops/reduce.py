@@ -1,4 +1,5 @@
-"""reduce_{sum,mean,max,min,prod,all,any} and logsumexp: reduce X over `dim` (or every dim
+"""reduce_{sum,mean,max,min,prod,all,any}, Paddle 3's reduce_{amax,amin} and reduce_as,
+and logsumexp: reduce X over `dim` (or every dim
 with reduce_all, or when `dim` is empty). `out_dtype` (a dtype code, -1: X's) is the dtype
 the reduction computes and returns in."""
 import numpy as np
@@ -204,3 +205,72 @@ class Logsumexp(OpDef):
         yield Sample({"X": rand(rng, 3, 4, 5)}, {"axis": [1]})
         yield Sample({"X": rand(rng, 3, 4) * 5}, {"axis": [0, -1], "keepdim": True})
         yield Sample({"X": rand(rng, 2, 3)}, {"reduce_all": True})
+
+
+class _ReduceExtreme(_ReduceSelect):
+    """reduce_amax / reduce_amin (Paddle 3's amax / amin): max / min whose gradient is shared
+    evenly among the elements equal to the result (3.3.1). reduce_all reduces every dim,
+    as for the other reduce ops (3.3.1's kernels take none: specs/conformance.md)."""
+
+    @staticmethod
+    def grad(x, out, dout, axes):
+        ties = x == out
+        return dout * ties / ties.sum(axis=axes, keepdims=True)
+
+    def samples(self, rng):
+        yield from super().samples(rng)
+        yield Sample({"X": np.array([[1., 3., 3., 0.], [2., -1., 5., 5.]])}, {"dim": [1]},
+                     grad=False, name="ties")
+
+
+@register
+class ReduceAmax(_ReduceExtreme):
+    type = "reduce_amax"
+    reduce = staticmethod(np.max)
+
+
+@register
+class ReduceAmin(_ReduceExtreme):
+    type = "reduce_amin"
+    reduce = staticmethod(np.min)
+
+
+@register
+class ReduceAs(OpDef):
+    """x summed to target's shape (Paddle 3's reduce_as): over x's leading dims beyond
+    target's rank and where target has 1; bool and int32 sum to int64 (3.3.1)."""
+    type = "reduce_as"
+    inputs = ("x", "target")
+    outputs = ("out",)
+    no_grad = ("target",)
+    grad_inputs = ("x", "out@GRAD")
+
+    def infer_shape(self, ctx):
+        x, target = ctx.input_var("x"), ctx.input_var("target")
+        lead = len(x.shape) - len(target.shape)
+        ctx.expect(lead >= 0 and all(t in (1, d) or -1 in (t, d) for t, d in
+                                     zip(target.shape, x.shape[lead:])),
+                   "x %r %s cannot be summed to the shape %s of target %r"
+                   % (x.name, list(x.shape), list(target.shape), target.name))
+        ctx.set_output("out", target.shape, _summed_dtype(x.dtype))
+
+    @staticmethod
+    def forward(x, target):
+        lead = x.ndim - target.ndim
+        axes = tuple(range(lead)) + tuple(lead + i for i, t in enumerate(target.shape)
+                                          if t == 1 and x.shape[lead + i] != 1)
+        return np.asarray(x.sum(axis=axes, dtype=_summed_dtype(x.dtype))).reshape(
+            target.shape)
+
+    @staticmethod
+    def backward(x, dout):
+        return np.broadcast_to(dout, x.shape).astype(x.dtype)
+
+    def samples(self, rng):
+        yield Sample({"x": rand(rng, 2, 3, 4), "target": rand(rng, 3, 1)})
+        yield Sample({"x": rand(rng, 2, 3, 4), "target": rand(rng, 2, 1, 4)})
+
+
+def _summed_dtype(dtype):
+    name = getattr(dtype, "name", str(dtype))
+    return "int64" if name in ("bool", "int32") else name

@@ -137,14 +137,15 @@ class InferContext:
         v = self.input_var(in_slot)
         self.set_output(out_slot, v.shape, v.dtype)
 
-    def fail(self, message):
+    def fail(self, message, kind=OpError):
         # named with the category of Paddle's build-time checks (PADDLE_ENFORCE with
-        # errors::InvalidArgument), which Paddle's messages and tests look for
-        raise self.op.error("InvalidArgumentError: " + message)
+        # errors::InvalidArgument), which Paddle's messages and tests look for; `kind`: an
+        # OpError subclass where Paddle's check raises another Python type (an IndexError)
+        raise kind(self.op.type, "InvalidArgumentError: " + message, self.op.created_at)
 
-    def expect(self, cond, message):
+    def expect(self, cond, message, kind=OpError):
         if not cond:
-            self.fail(message)
+            self.fail(message, kind)
 
     def check_axis(self, slot, axis, rank_extra=0, attr="axis"):
         """`axis` (attribute `attr`) as a dim of input `slot`, in [0, rank); fails unless it

@@ -474,7 +474,10 @@ class Where(OpDef):
 
     @staticmethod
     def backward(cond, dout):
-        return dout * cond, dout * ~cond
+        # selected, not multiplied: an inf or NaN dOut stays on its own side (Paddle's
+        # where_grad; nanmean's all-NaN slices get 0)
+        zero = np.zeros_like(dout)
+        return np.where(cond, dout, zero), np.where(cond, zero, dout)
 
     def samples(self, rng):
         yield Sample({"Condition": rng.rand(3, 4) > 0.5, "X": rand(rng, 3, 4),
