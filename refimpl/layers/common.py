@@ -2,6 +2,8 @@
 import functools
 import warnings
 
+import numpy as np
+
 from ..framework import mode
 from ..dygraph.dispatch import run_eagerly
 from ..dygraph.tensor import Tensor
@@ -10,7 +12,7 @@ from ..framework.program import Variable
 
 __all__ = ["unary", "binary", "check_variable", "check_variables", "check_dtype",
            "converted_arg", "real_arg", "append_op_out", "append_op_outputs", "as_list",
-           "reduce_axes", "in_place"]
+           "reduce_axes", "in_place", "in_place_broadcast"]
 
 
 def check_variable(x, arg, layer):
@@ -141,5 +143,28 @@ def in_place(out_of_place, public_name):
         warnings.warn("%s: in-place is dygraph-only; the static graph gets a new variable "
                       "(as %s)" % (public_name, out_of_place.__name__), stacklevel=2)
         return out_of_place(x, *args, **kwargs)
+    layer.__name__ = public_name
+    return layer
+
+
+def in_place_broadcast(out_of_place, public_name):
+    """in_place of a binary function: Paddle's in-place binary APIs (x.add_(y),
+    paddle.multiply_(x, y)) refuse a y that broadcasts x to another shape (its ValueError
+    text); else x becomes out_of_place(x, y)."""
+    changed = in_place(out_of_place, public_name)
+
+    @functools.wraps(out_of_place)
+    def layer(x, y, *args, **kwargs):
+        x_shape, y_shape = list(x.shape), list(getattr(y, "shape", ()))
+        if min(x_shape + y_shape, default=0) >= 0:   # (static: -1, known when it runs)
+            try:
+                out_shape = list(np.broadcast_shapes(tuple(x_shape), tuple(y_shape)))
+            except ValueError:
+                out_shape = None
+            if out_shape != x_shape:
+                raise ValueError("The shape of broadcast output %s is different from that "
+                                 "of inplace tensor %s in the Inplace operation (%s: y's "
+                                 "shape %s)." % (out_shape, x_shape, public_name, y_shape))
+        return changed(x, y, *args, **kwargs)
     layer.__name__ = public_name
     return layer
