@@ -9,6 +9,7 @@ import numpy as np
 
 from ..framework import mode
 from ..framework.dtypes import convert_dtype
+from ..framework.program import Variable
 from . import control_flow, creation, introspection, math as math_layers, tensor
 from .common import append_op_out, check_dtype, check_variable, check_variables, in_place
 
@@ -24,6 +25,15 @@ def written(result, out):
         return result
     check_variable(out, "out", "out=")
     return creation.assign(result, out)
+
+
+def check_operand(v, arg, api):
+    """A tensor argument of an API 3.3.1 runs as one kernel: in dynamic mode anything else
+    is a ValueError (3.3.1's eager argument parsing), in a static program a TypeError."""
+    if mode.dynamic and not isinstance(v, Variable):
+        raise ValueError("%s(): argument '%s' must be a Tensor, got %s"
+                         % (api, arg, type(v).__name__))
+    check_variable(v, arg, api)
 
 
 def _floating(x):
@@ -42,7 +52,8 @@ def _promoted(x, y):
 def _op(op_type, slots, api=None, promote=False):
     """paddle.<api>(x, y): op_type on x and y (slot names `slots`: x's, y's, out's)."""
     def layer(x, y, name=None):
-        check_variables(api or op_type, x=x, y=y)
+        check_operand(x, "x", api or op_type)
+        check_operand(y, "y", api or op_type)
         if promote:
             x, y = _promoted(x, y)
         return append_op_out(op_type, {slots[0]: [x], slots[1]: [y]}, None, name,
@@ -64,36 +75,52 @@ _copysign = _op("copysign", ("x", "y", "out"))
 def copysign(x, y, name=None):
     """|x| with the sign of y (a tensor, or a number for every element)."""
     if isinstance(y, (int, float)) and not isinstance(y, bool):
-        check_variable(x, "x", "copysign")
+        check_operand(x, "x", "copysign")
         y = creation.full_like(x, y)
     return _copysign(x, y, name)
 
 
 def isclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
-    """|x - y| <= atol + rtol |y| element-wise (bool); NaNs equal with equal_nan."""
+    """|x - y| <= atol + rtol |y| element-wise (bool); NaNs equal with equal_nan. rtol and
+    atol: floats, or 1-element float64 tensors (the op's Rtol / Atol inputs); anything else
+    is a ValueError, a non-bool equal_nan a TypeError (3.3.1)."""
+    inputs = {}
     for arg, v in (("x", x), ("y", y)):
+        check_operand(v, arg, "isclose")
         check_dtype(v, arg, "isclose", ("float32", "float64", "complex64", "complex128"))
     if x.dtype != y.dtype:
         raise TypeError("isclose: x and y must have one dtype, got %s and %s"
                         % (x.dtype.name, y.dtype.name))
-    return append_op_out("isclose", {"Input": [x], "Other": [y]},
-                         {"rtol": str(float(rtol)), "atol": str(float(atol)),
-                          "equal_nan": bool(equal_nan)}, name, out_dtype="bool",
-                         stop_gradient=True)
+    attrs = {"equal_nan": equal_nan}
+    for arg, v in (("rtol", rtol), ("atol", atol)):
+        if isinstance(v, Variable) and v.dtype.name == "float64" and \
+                int(np.prod(v.shape)) in (1, -1):
+            inputs[arg.capitalize()] = [v]     # the attr stays the op's default
+        elif isinstance(v, float):
+            attrs[arg] = str(v)
+        else:
+            raise ValueError("isclose: %s must be a float or a 1-element float64 Tensor, "
+                             "got %s" % (arg, type(v).__name__))
+    if not isinstance(equal_nan, bool):
+        raise TypeError("isclose: equal_nan must be a bool, got %s" % type(equal_nan).__name__)
+    return append_op_out("isclose", dict({"Input": [x], "Other": [y]}, **inputs), attrs,
+                         name, out_dtype="bool", stop_gradient=True)
 
 
 def lerp(x, y, weight, name=None):
     """x + weight (y - x); weight a tensor or a number (its gradient: none, as 3.3.1)."""
-    check_variables("lerp", x=x, y=y)
+    check_operand(x, "x", "lerp")
+    check_operand(y, "y", "lerp")
     if isinstance(weight, (int, float)):
         weight = creation.full_like(x, weight)
-    check_variable(weight, "weight", "lerp")
+    check_operand(weight, "weight", "lerp")
     return append_op_out("lerp", {"X": [x], "Y": [y], "Weight": [weight]}, None, name)
 
 
 def _shift(op_type):
     def layer(x, y, is_arithmetic=True, out=None, name=None):
-        check_variables(op_type, x=x, y=y)
+        check_operand(x, "x", op_type)
+        check_operand(y, "y", op_type)
         result = append_op_out(op_type, {"x": [x], "y": [y]},
                                {"is_arithmetic": bool(is_arithmetic)}, name, out_slot="out")
         return written(result, out)
@@ -111,7 +138,7 @@ def bitwise_invert(x, out=None, name=None):
 
 def trunc(input, name=None):
     """The integer part of each element (integers as they are)."""
-    check_variable(input, "input", "trunc")
+    check_operand(input, "input", "trunc")
     return append_op_out("trunc", {"X": [input]}, None, name)
 
 

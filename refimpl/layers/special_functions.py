@@ -9,8 +9,8 @@ import numpy as np
 
 from ..framework import mode
 from . import creation, math as math_layers, tensor
-from .common import append_op_out, check_dtype, check_variable, in_place
-from .elementwise_math import written
+from .common import append_op_out, check_dtype, in_place
+from .elementwise_math import check_operand, written
 
 _P = math_layers.EXPORTS["paddle"]
 _INTEGERS = ("bool", "uint8", "int8", "int16", "int32", "int64")
@@ -26,7 +26,7 @@ def _kernel(op_type, slots=("X", "Out"), autocast=True, takes_out=False):
     """paddle.<op_type>(x): the op on x (cast to float32 first when `autocast`);
     `takes_out`: 3.3.1's keyword `out`, a tensor the result is written into."""
     def run(x, name=None):
-        check_variable(x, "x", op_type)
+        check_operand(x, "x", op_type)
         return append_op_out(op_type, {slots[0]: [as_floating(x) if autocast else x]}, None,
                              name, out_slot=slots[1])
 
@@ -49,15 +49,18 @@ def _check_order(n, api):
 
 
 def polygamma(x, n, name=None):
-    """The n-th derivative of digamma (n = 0: digamma itself)."""
-    check_dtype(x, "x", "polygamma", ("float32", "float64"))
+    """The n-th derivative of digamma (n = 0: digamma itself, 3.3.1's digamma op)."""
     _check_order(n, "polygamma")
-    return append_op_out("polygamma", {"x": [x]}, {"n": int(n)}, name, out_slot="out")
+    if n == 0:
+        return digamma(x, name)
+    check_operand(x, "x", "polygamma")
+    return append_op_out("polygamma", {"x": [as_floating(x)]}, {"n": int(n)}, name,
+                         out_slot="out")
 
 
 def logit(x, eps=None, name=None):
     """log(x / (1 - x)), x clipped to [eps, 1 - eps] when eps > 0."""
-    check_variable(x, "x", "logit")
+    check_operand(x, "x", "logit")
     return append_op_out("logit", {"X": [as_floating(x)]},
                          {"eps": 0.0 if eps is None else float(eps)}, name)
 
@@ -73,6 +76,7 @@ def _check_nonnegative(v, arg, api):
 def gammaincc(x, y, name=None):
     """The regularized upper incomplete gamma function Q(x, y)."""
     for arg, v in (("x", x), ("y", y)):
+        check_operand(v, arg, "gammaincc")
         check_dtype(v, arg, "gammaincc", ("float32", "float64"))
         _check_nonnegative(v, arg, "gammaincc")
     return append_op_out("gammaincc", {"x": [x], "y": [y]}, None, name, out_slot="out")

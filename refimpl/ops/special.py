@@ -79,9 +79,15 @@ _special("lgamma", _sp("gammaln"), lambda x, d: d * scipy_special().psi(x))
 _special("gammaln", _sp("gammaln"), lambda x, d: d * scipy_special().psi(x), slots=("x", "out"))
 _special("i0", _sp("i0"), lambda x, d: d * scipy_special().i1(x), slots=("x", "out"),
          domain=(-3.0, 3.0))
-_special("i0e", _sp("i0e"),
-         lambda x, d: d * (scipy_special().i1e(x) - np.sign(x) * scipy_special().i0e(x)),
-         slots=("x", "out"), domain=(0.2, 3.0))
+
+
+def _i0e_grad(x, d):
+    """d i0e = i1e(x) - sign(x) i0e(x), the sign of 0 taken as 1 (3.3.1's kernel: -1 at 0)."""
+    s = scipy_special()
+    return d * (s.i1e(x) - np.where(x < 0, -1, 1) * s.i0e(x))
+
+
+_special("i0e", _sp("i0e"), _i0e_grad, slots=("x", "out"), domain=(0.2, 3.0))
 
 
 def _i1_grad(x, d):
@@ -125,6 +131,5 @@ def _logit_grad(x, d, eps=0.0):
     return np.where(outside, np.nan if eps <= 0 else 0, d / (x * (1 - x)))
 
 
-_special("logit", _logit, _logit_grad, attrs={"eps": 0.0}, float_attrs=("eps",),
-         domain=(0.05, 0.95),
+_special("logit", _logit, _logit_grad, attrs={"eps": 0.0}, domain=(0.05, 0.95),
          sample_attrs={"eps": 1e-3})
