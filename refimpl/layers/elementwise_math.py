@@ -64,7 +64,23 @@ def _op(op_type, slots, api=None, promote=False):
     return layer
 
 
-atan2 = _op("atan2", ("X1", "X2", "Out"), promote=True)
+_atan2 = _op("atan2", ("X1", "X2", "Out"), promote=True)
+
+
+def atan2(x, y, name=None):
+    """The angle whose tangent is x / y, in (-pi, pi] (numpy's arctan2(x, y)). Eager
+    operands of two shapes are broadcast first (3.3.1's API); a static program's go to
+    the op as they are."""
+    if mode.dynamic and isinstance(x, Variable) and isinstance(y, Variable) and \
+            list(x.shape) != list(y.shape):
+        x, y = _broadcast(x, y, "atan2")
+    return _atan2(x, y, name)
+
+
+def _broadcast(x, y, api):
+    """x and y expanded to the shape they broadcast to."""
+    shape = tensor._broadcast_dims({"x": x, "y": y}, api)
+    return tuple(v if list(v.shape) == shape else tensor.expand_to(v, shape) for v in (x, y))
 heaviside = _op("elementwise_heaviside", ("X", "Y", "Out"), "heaviside")
 fmax = _op("elementwise_fmax", ("X", "Y", "Out"), "fmax")
 fmin = _op("elementwise_fmin", ("X", "Y", "Out"), "fmin")
@@ -316,9 +332,7 @@ def gcd(x, y, name=None):
     while_loop in a static program)."""
     for arg, v in (("x", x), ("y", y)):
         check_dtype(v, arg, "gcd", _INTEGERS)
-    shape = tensor._broadcast_dims({"x": x, "y": y}, "gcd")
-    a, b = (_magnitude(v if list(v.shape) == shape else tensor.expand_to(v, shape))
-            for v in (x, y))
+    a, b = (_magnitude(v) for v in _broadcast(x, y, "gcd"))
     a, b = _P["maximum"](a, b), _P["minimum"](a, b)
     if mode.dynamic:
         while bool(_any_nonzero(b)):

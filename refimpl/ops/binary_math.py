@@ -5,7 +5,7 @@ dtypes and gradients as 3.3.1's (measured, specs/ops/special.md)."""
 import numpy as np
 
 from ..broadcasting import sum_to_shape
-from ._common import broadcast_shape, rand
+from ._common import broadcast_shape, numel, rand
 from .linalg_ops import Allclose
 from .registry import OpDef, Sample, register
 from .special import REALS, scipy_special
@@ -65,11 +65,26 @@ def _differentiable(cls):
 
 @_differentiable
 class Atan2(_Binary):
-    """atan2(X1, X2); integer operands give float64 (3.3.1)."""
+    """atan2(X1, X2); integer operands give float64. 3.3.1's op takes operands of one rank,
+    X1 of no more elements than X2 (paddle.atan2 broadcasts eager operands first)."""
     type = "atan2"
     inputs = ("X1", "X2")
     dtypes = REALS + ("int32", "int64")
     fn = staticmethod(np.arctan2)
+
+    def infer_shape(self, ctx):
+        x, y = ctx.input_shape("X1"), ctx.input_shape("X2")
+        ctx.expect(len(x) == len(y), "the rank (%d) of X1 must be the rank (%d) of X2"
+                   % (len(x), len(y)))
+        if min(x + y, default=0) >= 0:
+            ctx.expect(numel(x) <= numel(y), "the count (%d) of elements of X1 must not be "
+                       "greater than the count (%d) of elements of X2" % (numel(x), numel(y)))
+        super().infer_shape(ctx)
+
+    def samples(self, rng):
+        # (3.3.1's kernel broadcasts an X1 of fewer elements forward, but its gradient of
+        # such an X1 is garbage: the op is checked on one shape)
+        yield Sample({"X1": rand(rng, 3, 4), "X2": rand(rng, 3, 4)})
 
     @staticmethod
     def out_dtype(dtype):
