@@ -98,8 +98,10 @@ def multigammaln(x, p, name=None):
         raise AssertionError("multigammaln: p must be >= 1, got %s" % p)
     halves = math_layers.cast(creation.assign(np.arange(0, -p, -1) / 2), x.dtype)
     terms = lgamma(_P["add"](tensor.unsqueeze(x, -1), halves))
-    total = math_layers.paddle_sum(terms, axis=-1)
-    return math_layers.scale(total, 1.0, p * (p - 1) / 4 * math.log(math.pi), name=name)
+    # the constant shared among the p terms: fill_constant holds it exactly (scale's bias,
+    # a FLOAT attribute, would round it where the profile rounds)
+    share = creation.fill_constant([p], x.dtype, (p - 1) / 4 * math.log(math.pi))
+    return math_layers.paddle_sum(_P["add"](terms, share), axis=-1, name=name)
 
 
 def sinc(x, name=None):
@@ -107,7 +109,9 @@ def sinc(x, name=None):
     check_dtype(x, "x", "sinc", ("float16", "float32", "float64"))
     at_zero = _P["equal"](x, creation.zeros_like(x))
     ones = creation.ones_like(x)
-    pi_x = tensor.where(at_zero, ones, math_layers.scale(x, math.pi))
+    # pi x with pi exact (fill_constant's text; scale's FLOAT attribute would round it)
+    pi_x = tensor.where(at_zero, ones,
+                        _P["multiply"](x, creation.fill_constant([1], x.dtype, math.pi)))
     return tensor.where(at_zero, ones, _P["divide"](_P["sin"](pi_x), pi_x), name=name)
 
 
