@@ -92,7 +92,7 @@ def copysign(x, y, name=None):
     """|x| with the sign of y (a tensor, or a number for every element)."""
     if isinstance(y, (int, float)) and not isinstance(y, bool):
         check_operand(x, "x", "copysign")
-        y = creation.full_like(x, y)
+        y = _filled(x, y)
     return _copysign(x, y, name)
 
 
@@ -128,7 +128,7 @@ def lerp(x, y, weight, name=None):
     check_operand(x, "x", "lerp")
     check_operand(y, "y", "lerp")
     if isinstance(weight, (int, float)):
-        weight = creation.full_like(x, weight)
+        weight = _filled(x, weight)
     check_operand(weight, "weight", "lerp")
     return append_op_out("lerp", {"X": [x], "Y": [y], "Weight": [weight]}, None, name)
 

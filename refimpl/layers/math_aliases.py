@@ -22,26 +22,22 @@ def _operand(x, y, api):
 
 def div(x, y, name=None, *, rounding_mode=None, out=None):
     """x / y: true division (integers in float32), or rounded toward zero ('trunc') or
-    down ('floor'), integers then staying integers."""
+    down ('floor'); integers rounded stay integers (divided in float64 first: exact up to
+    2^53, in every profile, where 2.0's floor_divide of integers truncates)."""
     y = _operand(x, y, "div")
-    integers = x.dtype.name not in _FLOATS and y.dtype.name not in _FLOATS
-    if rounding_mode is None:
-        if integers:
-            x, y = math_layers.cast(x, "float32"), math_layers.cast(y, "float32")
-        result = _P["divide"](x, y, name=name)
-    elif rounding_mode == "floor":
-        result = _P["floor_divide"](x, y) if integers else \
-            _P["floor"](_P["divide"](x, y), name=name)
-    elif rounding_mode == "trunc":
-        if integers:
-            quotient = _P["divide"](math_layers.cast(x, "float64"), math_layers.cast(y, "float64"))
-            result = math_layers.cast(trunc(quotient), x.dtype)
-        else:
-            result = trunc(_P["divide"](x, y), name=name)
-    else:
+    if rounding_mode not in (None, "trunc", "floor"):
         raise ValueError("div expected rounding_mode to be one of None, 'trunc', or 'floor' "
                          "but found %s." % rounding_mode)
-    return written(result, out)
+    integers = x.dtype.name not in _FLOATS and y.dtype.name not in _FLOATS
+    dtype = x.dtype
+    if integers:
+        wide = "float32" if rounding_mode is None else "float64"
+        x, y = math_layers.cast(x, wide), math_layers.cast(y, wide)
+    quotient = _P["divide"](x, y, name=name if rounding_mode is None else None)
+    if rounding_mode is not None:
+        rounded = trunc(quotient) if rounding_mode == "trunc" else _P["floor"](quotient)
+        quotient = math_layers.cast(rounded, dtype) if integers else rounded
+    return written(quotient, out)
 
 
 def true_divide(input, other, *, out=None):
