@@ -2,7 +2,7 @@
 nextafter, isclose, lerp, the bitwise shifts (one op each, refimpl/ops/binary_math.py),
 trunc, and what Paddle 3.3.1 composes of other layers: frac, sgn, signbit, deg2rad /
 rad2deg, nan_to_num, isneginf / isposinf / isreal, neg / negative / positive, hypot,
-logaddexp, ldexp, frexp, gcd / lcm, isin, bitwise_invert. specs/special_functions.md."""
+logaddexp, ldexp, frexp, gcd / lcm, isin, bitwise_invert. specs/ops/special_functions.md."""
 import math
 
 import numpy as np

@@ -1,6 +1,6 @@
 """Paddle 3's other names of 2.0's math (paddle.div, true_divide, mul, sub, eq, ne, lt,
 le, gt, ge, greater, less, clamp), with 3.3.1's extra keywords: `out` (a tensor the result
-is written into), div's rounding_mode, sub's alpha. specs/special_functions.md."""
+is written into), div's rounding_mode, sub's alpha. specs/ops/special_functions.md."""
 from ..framework.program import Variable
 from . import creation, math as math_layers
 from .common import check_variable, in_place, in_place_broadcast

@@ -2,7 +2,7 @@
 gammainc / gammaincc, multigammaln, logit, erfinv, sinc), as Paddle 3.3.1 runs them: one op
 each where 3.3.1 has a kernel (refimpl/ops/special.py), composed of other layers where it
 composes them (gammainc, multigammaln, sinc). Integer inputs of the kernels that take them
-in 3.3.1 are cast to float32 first (its eager autocast). specs/special_functions.md."""
+in 3.3.1 are cast to float32 first (its eager autocast). specs/ops/special_functions.md."""
 import math
 
 import numpy as np

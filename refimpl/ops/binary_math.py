@@ -1,7 +1,7 @@
 """Paddle 3's element-wise math of two inputs, each one kernel in Paddle 3.3.1, broadcast
 like numpy: atan2, copysign, elementwise_heaviside, elementwise_fmax / fmin, nextafter,
 bitwise_left_shift / bitwise_right_shift, gammaincc, and lerp (three inputs). Slot names,
-dtypes and gradients as 3.3.1's (measured, specs/ops/special.md)."""
+dtypes and gradients as 3.3.1's (measured, specs/ops/special_functions.md)."""
 import numpy as np
 
 from ..broadcasting import sum_to_shape
