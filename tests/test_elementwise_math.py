@@ -8,22 +8,11 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from helpers import central_differences
+from helpers import central_differences, eager_tensor, eager_value_and_grads
 
 
-def _t(a, dtype="float64", grad=False):
-    paddle.disable_static()
-    t = paddle.to_tensor(np.array(a, dtype=dtype))
-    t.stop_gradient = not grad
-    return t
-
-
-def _grads(fn, *arrays, **kwargs):
-    paddle.disable_static()
-    xs = [_t(a, grad=True) for a in arrays]
-    out = fn(*xs, **kwargs)
-    grads = paddle.grad(out.sum(), xs, allow_unused=True)
-    return out.numpy(), [None if g is None else g.numpy() for g in grads]
+_t = eager_tensor
+_grads = eager_value_and_grads
 
 
 def test_fmax_fmin_ignore_nan_and_route_gradients_as_3_3_1():

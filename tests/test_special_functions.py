@@ -6,22 +6,11 @@ import pytest
 import scipy.special as sp
 
 import refimpl as paddle
-from helpers import central_differences
+from helpers import central_differences, eager_tensor, eager_value_and_grads
 
 
-def _t(a, dtype="float64", grad=False):
-    t = paddle.to_tensor(np.array(a, dtype=dtype))
-    t.stop_gradient = not grad
-    return t
-
-
-def _grads(fn, *arrays, **kwargs):
-    """fn's value and the gradients of its sum, eager."""
-    paddle.disable_static()
-    xs = [_t(a, grad=True) for a in arrays]
-    out = fn(*xs, **kwargs)
-    grads = paddle.grad(out.sum(), xs, allow_unused=True)
-    return out.numpy(), [None if g is None else g.numpy() for g in grads]
+_t = eager_tensor
+_grads = eager_value_and_grads
 
 
 X = np.array([0.3, 1.0, 2.5, 7.25])

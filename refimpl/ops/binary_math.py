@@ -7,7 +7,7 @@ import numpy as np
 from ..broadcasting import sum_to_shape
 from ._common import broadcast_shape, numel, rand
 from .linalg_ops import Allclose
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, register_variant
 from .special import REALS, scipy_special
 
 INTEGERS = ("uint8", "int8", "int16", "int32", "int64")
@@ -138,9 +138,11 @@ class ElementwiseHeaviside(_Binary):
 
 
 class _NanIgnoring(_Binary):
-    """fmax / fmin: the larger / smaller operand, a NaN losing to a number; the gradient goes
-    to X where X wins or Y is NaN, else to Y (3.3.1)."""
+    """fmax / fmin: the larger / smaller operand (`fn`), a NaN losing to a number; the
+    gradient goes to X where X wins (`x_wins`) or Y is NaN, else to Y (3.3.1)."""
     dtypes = REALS + ("int32", "int64")
+    grad_inputs = ("X", "Y", "Out@GRAD")
+    backward = _partials_backward
 
     def partials(self, x, y):
         x_wins = self.x_wins(x, y) | np.isnan(y)
@@ -152,18 +154,8 @@ class _NanIgnoring(_Binary):
             yield s
 
 
-@_differentiable
-class ElementwiseFmax(_NanIgnoring):
-    type = "elementwise_fmax"
-    fn = staticmethod(np.fmax)
-    x_wins = staticmethod(np.greater_equal)
-
-
-@_differentiable
-class ElementwiseFmin(_NanIgnoring):
-    type = "elementwise_fmin"
-    fn = staticmethod(np.fmin)
-    x_wins = staticmethod(np.less_equal)
+register_variant(_NanIgnoring, "elementwise_fmax", fn=np.fmax, x_wins=np.greater_equal)
+register_variant(_NanIgnoring, "elementwise_fmin", fn=np.fmin, x_wins=np.less_equal)
 
 
 @register
