@@ -266,3 +266,14 @@ def test_static_programs_compute_what_dynamic_mode_does():
     for e, s in zip(eager, got):
         assert e.dtype == s.dtype
         np.testing.assert_allclose(s, e, rtol=1e-12)
+
+
+@pytest.mark.paddle("3")      # (0-D tensors: Paddle 3's)
+def test_numbers_meeting_a_0_d_tensor_keep_it_0_d_and_exact():
+    paddle.disable_static()
+    x = paddle.to_tensor(0.1, dtype="float64")
+    for out, value in ((paddle.lerp(x, x * 3, 0.1), 0.1 + 0.1 * 0.2),
+                       (paddle.copysign(x, -1.0), -0.1), (paddle.sinc(x), np.sinc(0.1)),
+                       (paddle.nan_to_num(paddle.log(x - 1)), 0.0)):
+        assert list(out.shape) == []
+        np.testing.assert_allclose(out.numpy(), value, rtol=1e-15)

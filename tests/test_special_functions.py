@@ -35,7 +35,7 @@ def test_unary_special_functions_match_scipy_in_both_dtypes(name, reference):
 
 def test_values_at_poles_and_bounds_are_3_3_1s():
     # 3.3.1: lgamma(0) = lgamma(-1) = inf, digamma(0) = -inf, digamma(-1) = nan,
-    # erfinv(1) = inf
+    # erfinv(1) = inf, and +-inf beyond [-1, 1]
     out, (grad,) = _grads(paddle.lgamma, [0., -1., -1.5, 2.])
     np.testing.assert_allclose(out, [np.inf, np.inf, 0.8600470153764809, 0.0])
     np.testing.assert_allclose(grad[2:], [0.7031566406452434, 0.42278433509846747])
@@ -44,6 +44,8 @@ def test_values_at_poles_and_bounds_are_3_3_1s():
                                      0.42278433509846747])
     out, (grad,) = _grads(paddle.erfinv, [0., 0.5, -0.9, 1.])
     np.testing.assert_allclose(out, [0., 0.4769362762044699, -1.1630871536766743, np.inf])
+    beyond = paddle.erfinv(_t([2., -2., 1.5, np.nan])).numpy()       # scipy: NaN
+    np.testing.assert_array_equal(beyond, [np.inf, -np.inf, np.inf, np.nan])
     np.testing.assert_allclose(grad, [0.886226925452758, 1.1125848189719498,
                                       3.428042811451842, np.inf])
 

@@ -242,11 +242,18 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     return tensor.where(negative, _filled(x, neginf), out, name=name)
 
 
+def exact_constant(x, value):
+    """`value` in x's dtype, held exactly (fill_constant's text value: a FLOAT attribute,
+    full_like's or scale's, would round it where the profile rounds, a float64's extremes
+    to inf): a [1] tensor, 0-D for a 0-D x, so that it broadcasts to x's shape."""
+    constant = creation.fill_constant([1], x.dtype, value)
+    return tensor.reshape(constant, []) if len(x.shape) == 0 else constant
+
+
 def _filled(x, value):
-    """A tensor of x's shape and dtype holding `value` exactly: 0 + a [1] fill_constant
-    (its text value: full_like's FLOAT attribute would round a float64's extremes to inf
-    where the profile rounds), broadcast to x's shape as the program knows it."""
-    return _P["add"](creation.zeros_like(x), creation.fill_constant([1], x.dtype, value))
+    """A tensor of x's shape and dtype holding `value` exactly (0 + exact_constant: x's
+    shape as the program knows it)."""
+    return _P["add"](creation.zeros_like(x), exact_constant(x, value))
 
 
 def neg(x, name=None):

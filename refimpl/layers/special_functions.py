@@ -10,7 +10,7 @@ import numpy as np
 from ..framework import mode
 from . import creation, math as math_layers, tensor
 from .common import append_op_out, check_dtype, in_place
-from .elementwise_math import check_operand, written
+from .elementwise_math import check_operand, exact_constant, written
 
 _P = math_layers.EXPORTS["paddle"]
 _INTEGERS = ("bool", "uint8", "int8", "int16", "int32", "int64")
@@ -109,9 +109,7 @@ def sinc(x, name=None):
     check_dtype(x, "x", "sinc", ("float16", "float32", "float64"))
     at_zero = _P["equal"](x, creation.zeros_like(x))
     ones = creation.ones_like(x)
-    # pi x with pi exact (fill_constant's text; scale's FLOAT attribute would round it)
-    pi_x = tensor.where(at_zero, ones,
-                        _P["multiply"](x, creation.fill_constant([1], x.dtype, math.pi)))
+    pi_x = tensor.where(at_zero, ones, _P["multiply"](x, exact_constant(x, math.pi)))
     return tensor.where(at_zero, ones, _P["divide"](_P["sin"](pi_x), pi_x), name=name)
 
 

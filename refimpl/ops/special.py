@@ -71,7 +71,12 @@ _special("asinh", np.arcsinh, lambda x, d: d / np.sqrt(x * x + 1), domain=(-2.0,
 _special("atanh", np.arctanh, lambda x, d: d / (1 - x * x), domain=(-0.9, 0.9))
 _special("expm1", np.expm1, lambda out, d: d * (out + 1), from_out=True, domain=(-2.0, 2.0),
          dtypes=("float16",) + REALS)
-_special("erfinv", _sp("erfinv"),
+def _erfinv(x):
+    """The inverse error function; +-inf beyond [-1, 1] (3.3.1's kernel; scipy: NaN)."""
+    return np.where(np.abs(x) > 1, np.copysign(np.inf, x), scipy_special().erfinv(x))
+
+
+_special("erfinv", _erfinv,
          lambda out, d: d * (math.sqrt(math.pi) / 2) * np.exp(out * out), from_out=True,
          domain=(-0.9, 0.9))
 _special("digamma", _sp("psi"), lambda x, d: d * scipy_special().polygamma(1, x))
