@@ -36,9 +36,10 @@ def check_operand(v, arg, api):
     check_variable(v, arg, api)
 
 
-def _floating(x):
-    """x, or x cast to float32 when it holds integers or bools (3.3.1's autocast)."""
-    return math_layers.cast(x, "float32") if x.dtype.name not in _FLOATS else x
+def as_floating(x):
+    """x, or x cast to float32 when it holds integers or bools (3.3.1's autocast of the
+    math kernels' integer inputs)."""
+    return math_layers.cast(x, "float32") if x.dtype.name in _INTEGERS + ("bool",) else x
 
 
 def _promoted(x, y):
@@ -190,7 +191,7 @@ def signbit(x, name=None):
 def _scaled_by(factor, api):
     def layer(x, name=None):
         check_variable(x, "x", api)
-        return math_layers.scale(_floating(x), factor, name=name)
+        return math_layers.scale(as_floating(x), factor, name=name)
     layer.__name__ = api
     layer.__doc__ = "paddle.%s: x times %r (integers cast to float32 first)." % (api, factor)
     return layer
@@ -273,7 +274,7 @@ def positive(x, name=None):
 def hypot(x, y, name=None):
     """sqrt(x^2 + y^2) (integers cast to float32 first)."""
     check_variables("hypot", x=x, y=y)
-    x, y = _promoted(_floating(x), _floating(y))
+    x, y = _promoted(as_floating(x), as_floating(y))
     return _P["sqrt"](_P["add"](_P["square"](x), _P["square"](y)), name=name)
 
 
@@ -281,7 +282,7 @@ def logaddexp(x, y, name=None):
     """log(exp(x) + exp(y)) = max(x, y) + log1p(exp(-|x - y|)) (integers cast to float32
     first; two -inf give NaN, as 3.3.1's composition)."""
     check_variables("logaddexp", x=x, y=y)
-    x, y = _promoted(_floating(x), _floating(y))
+    x, y = _promoted(as_floating(x), as_floating(y))
     gap = _P["log1p"](_P["exp"](_P["scale"](_P["abs"](_P["subtract"](x, y)), -1.0)))
     return _P["add"](gap, _P["maximum"](x, y), name=name)
 
@@ -291,7 +292,7 @@ def ldexp(x, y, name=None):
     check_variables("ldexp", x=x, y=y)
     if y.dtype.name not in _INTEGERS:
         raise TypeError("ldexp: y must be a tensor of integers, got %s" % y.dtype.name)
-    x = _floating(x)
+    x = as_floating(x)
     exponent = math_layers.cast(y, x.dtype)
     powers = _P["pow"](creation.full_like(exponent, 2.0), exponent)
     return _P["multiply"](x, powers, name=name)

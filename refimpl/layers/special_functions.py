@@ -10,16 +10,9 @@ import numpy as np
 from ..framework import mode
 from . import creation, math as math_layers, tensor
 from .common import append_op_out, check_dtype, in_place
-from .elementwise_math import check_operand, exact_constant, written
+from .elementwise_math import as_floating, check_operand, exact_constant, written
 
 _P = math_layers.EXPORTS["paddle"]
-_INTEGERS = ("bool", "uint8", "int8", "int16", "int32", "int64")
-
-
-def as_floating(x):
-    """x, or x cast to float32 when it holds integers or bools (3.3.1's autocast of the
-    math kernels' integer inputs)."""
-    return math_layers.cast(x, "float32") if x.dtype.name in _INTEGERS else x
 
 
 def _kernel(op_type, slots=("X", "Out"), autocast=True, takes_out=False):
