@@ -33,6 +33,14 @@ def test_unary_special_functions_match_scipy_in_both_dtypes(name, reference):
         np.testing.assert_allclose(out.numpy(), reference(X).astype(dtype), rtol=rtol)
 
 
+@pytest.mark.parametrize("name, reference", [("acosh", np.arccosh), ("asinh", np.arcsinh),
+                                             ("atanh", np.arctanh), ("expm1", np.expm1)])
+def test_complex_inputs_as_3_3_1s_kernels(name, reference):
+    z = np.array([0.5 + 2j, -1.5 - 0.25j, 3j], "complex128")
+    out = getattr(paddle, name)(_t(z, "complex128"))
+    np.testing.assert_allclose(out.numpy(), reference(z), rtol=1e-14)
+
+
 def test_values_at_poles_and_bounds_are_3_3_1s():
     # 3.3.1: lgamma(0) = lgamma(-1) = inf, digamma(0) = -inf, digamma(-1) = nan,
     # erfinv(1) = inf, and +-inf beyond [-1, 1]

@@ -10,6 +10,7 @@ import math
 
 import numpy as np
 
+from ._common import COMPLEX, conj
 from .registry import OpDef, Sample, register, share_lod
 
 REALS = ("float32", "float64")
@@ -66,11 +67,15 @@ def _sp(name):
     return lambda *args: getattr(scipy_special(), name)(*args)
 
 
-_special("acosh", np.arccosh, lambda x, d: d / np.sqrt(x * x - 1), domain=(1.2, 3.0))
-_special("asinh", np.arcsinh, lambda x, d: d / np.sqrt(x * x + 1), domain=(-2.0, 2.0))
-_special("atanh", np.arctanh, lambda x, d: d / (1 - x * x), domain=(-0.9, 0.9))
-_special("expm1", np.expm1, lambda out, d: d * (out + 1), from_out=True, domain=(-2.0, 2.0),
-         dtypes=("float16",) + REALS)
+# complex inputs too (3.3.1's kernels): the gradient is d times the derivative's conjugate
+_special("acosh", np.arccosh, lambda x, d: d / conj(np.sqrt(x * x - 1)), domain=(1.2, 3.0),
+         dtypes=REALS + COMPLEX)
+_special("asinh", np.arcsinh, lambda x, d: d / conj(np.sqrt(x * x + 1)), domain=(-2.0, 2.0),
+         dtypes=REALS + COMPLEX)
+_special("atanh", np.arctanh, lambda x, d: d / conj(1 - x * x), domain=(-0.9, 0.9),
+         dtypes=REALS + COMPLEX)
+_special("expm1", np.expm1, lambda out, d: d * conj(out + 1), from_out=True,
+         domain=(-2.0, 2.0), dtypes=("float16",) + REALS + COMPLEX)
 def _erfinv(x):
     """The inverse error function; +-inf beyond [-1, 1] (3.3.1's kernel; scipy: NaN)."""
     return np.where(np.abs(x) > 1, np.copysign(np.inf, x), scipy_special().erfinv(x))
