@@ -130,6 +130,8 @@ def test_composed_math_values_are_3_3_1s():
     np.testing.assert_array_equal(exponent.numpy(), [0., 1., 2., -1., 1., -132.])
     np.testing.assert_array_equal(paddle.ldexp(_t([1., -3.]), _t([2, -1], "int64")).numpy(),
                                   [4., -1.5])
+    with pytest.raises(TypeError, match="y must be tensor type, but got <class 'int'>"):
+        paddle.ldexp(_t([1.]), 1)
     out = paddle.nan_to_num(_t([np.nan, np.inf, -np.inf, 1.], "float32"))
     np.testing.assert_array_equal(out.numpy(), np.array([0., 3.4028235e+38, -3.4028235e+38,
                                                          1.], "float32"))

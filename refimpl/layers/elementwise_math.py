@@ -289,7 +289,9 @@ def logaddexp(x, y, name=None):
 
 def ldexp(x, y, name=None):
     """x * 2^y, y of an integer dtype (integers x cast to float32 first)."""
-    check_variables("ldexp", x=x, y=y)
+    for arg, v in (("x", x), ("y", y)):
+        if not isinstance(v, Variable):      # 3.3.1's words
+            raise TypeError("ldexp: %s must be tensor type, but got %s" % (arg, type(v)))
     if y.dtype.name not in _INTEGERS:
         raise TypeError("ldexp: y must be a tensor of integers, got %s" % y.dtype.name)
     x = as_floating(x)
