@@ -211,6 +211,8 @@ def test_in_place_functions_change_x_and_check_broadcasting():
     x = _t([12, 9], "int64")
     paddle.gcd_(x, _t([18, 6], "int64"))
     assert x.numpy().tolist() == [6, 3]
+    with pytest.raises(ValueError, match="broadcast output"):      # before the dtype
+        paddle.gcd_(_t([[1.] * 10], "float32"), _t([[1.]] * 20, "float32"))
     x = _t([1., 2.])
     paddle.sub_(x, _t([3., 3.]))
     assert x.numpy().tolist() == [-2., -1.]

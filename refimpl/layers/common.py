@@ -4,6 +4,7 @@ import warnings
 
 import numpy as np
 
+from .. import versions
 from ..framework import mode
 from ..dygraph.dispatch import run_eagerly
 from ..dygraph.tensor import Tensor
@@ -139,6 +140,12 @@ def in_place(out_of_place, public_name):
     @functools.wraps(out_of_place)
     def layer(x, *args, **kwargs):
         if isinstance(x, Tensor):
+            if not x.stop_gradient and versions.switch("inplace_input") == "copied":
+                # the op reads a copy of x (an assign, whose gradient reads no input), so
+                # the value its gradient needs survives x's next in-place change
+                copy = append_op_out("assign", {"X": [x]})
+                return x._change_in_place(lambda _, *a, **k: out_of_place(copy, *a, **k),
+                                          *args, **kwargs)
             return x._change_in_place(out_of_place, *args, **kwargs)
         warnings.warn("%s: in-place is dygraph-only; the static graph gets a new variable "
                       "(as %s)" % (public_name, out_of_place.__name__), stacklevel=2)

@@ -11,7 +11,8 @@ from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.program import Variable
 from . import control_flow, creation, introspection, math as math_layers, tensor
-from .common import append_op_out, check_dtype, check_variable, check_variables, in_place
+from .common import (append_op_out, check_dtype, check_variable, check_variables, in_place,
+                     in_place_broadcast)
 
 _P = math_layers.EXPORTS["paddle"]
 _FLOATS = ("float16", "float32", "float64")
@@ -388,10 +389,14 @@ _FUNCTIONS = {
     "positive": positive, "hypot": hypot, "logaddexp": logaddexp, "ldexp": ldexp,
     "frexp": frexp, "gcd": gcd, "lcm": lcm, "isin": isin,
 }
-# the in-place twins 3.3.1 has (Tensor.lerp_ only as a method)
-_IN_PLACE = {name + "_": in_place(_FUNCTIONS[name], name + "_") for name in (
-    "frac", "trunc", "nan_to_num", "neg", "hypot", "copysign", "lerp", "gcd", "lcm",
-    "ldexp", "bitwise_left_shift", "bitwise_right_shift", "bitwise_invert")}
+# the in-place twins 3.3.1 has (Tensor.lerp_ only as a method); the binary ones refuse a
+# y that broadcasts x to another shape
+_IN_PLACE = dict(
+    {name + "_": in_place(_FUNCTIONS[name], name + "_")
+     for name in ("frac", "trunc", "nan_to_num", "neg", "bitwise_invert")},
+    **{name + "_": in_place_broadcast(_FUNCTIONS[name], name + "_")
+       for name in ("hypot", "copysign", "lerp", "gcd", "lcm", "ldexp", "bitwise_left_shift",
+                    "bitwise_right_shift")})
 
 EXPORTS = {
     "paddle": dict(_FUNCTIONS, **{n: f for n, f in _IN_PLACE.items() if n != "lerp_"}),

@@ -9,7 +9,7 @@ import numpy as np
 
 from ..framework import mode
 from . import creation, math as math_layers, tensor
-from .common import append_op_out, check_dtype, in_place
+from .common import append_op_out, check_dtype, in_place, in_place_broadcast
 from .elementwise_math import as_floating, check_operand, exact_constant, written
 
 _P = math_layers.EXPORTS["paddle"]
@@ -127,9 +127,12 @@ _FUNCTIONS = {
 }
 # the in-place twins 3.3.1 has: paddle.<name>_ and Tensor.<name>_ (3.3.1 has paddle.expm1_
 # but no Tensor.expm1_, Tensor.erfinv_ but no paddle.erfinv_)
-_IN_PLACE = {name + "_": in_place(_FUNCTIONS[name], name + "_") for name in (
-    "acosh", "asinh", "atanh", "expm1", "erfinv", "digamma", "lgamma", "gammaln", "i0",
-    "polygamma", "logit", "gammainc", "gammaincc", "multigammaln", "sinc")}
+_IN_PLACE = dict(
+    {name + "_": in_place(_FUNCTIONS[name], name + "_") for name in (
+        "acosh", "asinh", "atanh", "expm1", "erfinv", "digamma", "lgamma", "gammaln", "i0",
+        "polygamma", "logit", "multigammaln", "sinc")},
+    **{name + "_": in_place_broadcast(_FUNCTIONS[name], name + "_")
+       for name in ("gammainc", "gammaincc")})
 
 EXPORTS = {
     "paddle": dict(_FUNCTIONS, **{n: f for n, f in _IN_PLACE.items() if n != "erfinv_"}),
