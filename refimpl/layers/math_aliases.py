@@ -2,21 +2,21 @@
 le, gt, ge, greater, less, clamp), with 3.3.1's extra keywords: `out` (a tensor the result
 is written into), div's rounding_mode, sub's alpha. specs/ops/special_functions.md."""
 from ..framework.program import Variable
-from . import creation, math as math_layers
+from . import math as math_layers
 from .common import check_variable, in_place, in_place_broadcast
-from .elementwise_math import trunc, written
+from .elementwise_math import exact_constant, trunc, written
 
 _P = math_layers.EXPORTS["paddle"]
 _FLOATS = ("float16", "float32", "float64", "complex64", "complex128")
 
 
 def _operand(x, y, api):
-    """y as a tensor: a number becomes a tensor of x's dtype and shape."""
+    """y as a tensor: a number becomes an exact constant of x's dtype (broadcast to x)."""
     check_variable(x, "x", api)
     if isinstance(y, Variable):
         return y
     if isinstance(y, (bool, int, float)):
-        return creation.full_like(x, y)
+        return exact_constant(x, y)
     raise TypeError("%s: y must be a Tensor or a number, got %s" % (api, type(y).__name__))
 
 
