@@ -206,6 +206,8 @@ def test_in_place_functions_change_x_and_check_broadcasting():
     np.testing.assert_allclose(x.numpy(), np.cos([0.5, 1.]))
     with pytest.raises(ValueError, match="broadcast output"):
         paddle.multiply_(_t([1., 2., 3.]), _t([[1.], [2.]]))
+    with pytest.raises(TypeError, match="y must be scalar type, but received: <class 'list'>"):
+        paddle.pow_(_t([1., 2.]), [2])                  # 3.3.1's words
     x = _t([1., 2.])
     assert x.lerp_(_t([3., 3.]), 0.5) is x and x.numpy().tolist() == [2., 2.5]
     x = _t([12, 9], "int64")
