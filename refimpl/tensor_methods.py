@@ -12,7 +12,7 @@ import numpy as np
 from .framework import math_patch, unique_name
 from .framework.dtypes import to_numpy_dtype
 from .layers import exports, subscript
-from .layers.common import in_place
+from .layers.common import in_place, in_place_broadcast
 
 __all__ = ["FUNCTION_METHODS", "methods", "attach"]
 
@@ -54,7 +54,7 @@ LINALG_METHODS = ("corrcoef", "cov")
 # on an eager Tensor the tensor itself becomes the result (one more in-place version; a
 # leaf that needs a gradient is refused), in static mode the out-of-place op is built
 # (layers.common.in_place). Unary ones keep x's shape; for the binary ones the broadcast
-# shape must be x's (_broadcast_in_place).
+# shape must be x's (layers.common.in_place_broadcast).
 INPLACE_UNARY = (
     "abs", "acos", "asin", "atan", "ceil", "clip", "cos", "cosh", "exp", "floor", "log",
     "log10", "log1p", "log2", "reciprocal", "round", "rsqrt", "scale", "sin", "sinh",
@@ -64,27 +64,6 @@ INPLACE_BINARY = (
     "add", "divide", "floor_divide", "floor_mod", "mod", "multiply", "pow", "remainder",
     "subtract",
 )
-
-
-def _broadcast_in_place(name, out_of_place):
-    """x.<name>_(y): Paddle's in-place binary methods refuse a y that broadcasts x to
-    another shape (its ValueError text); else x becomes out_of_place(x, y)."""
-    changed = in_place(out_of_place, name)
-
-    def method(self, y, *args, **kwargs):
-        x_shape, y_shape = list(self.shape), list(getattr(y, "shape", ()))
-        if min(x_shape + y_shape, default=0) >= 0:   # (static: -1, known when it runs)
-            try:
-                out_shape = list(np.broadcast_shapes(tuple(x_shape), tuple(y_shape)))
-            except ValueError:
-                out_shape = None
-            if out_shape != x_shape:
-                raise ValueError("The shape of broadcast output %s is different from that "
-                                 "of inplace tensor %s in the Inplace operation (%s: y's "
-                                 "shape %s)." % (out_shape, x_shape, name, y_shape))
-        return changed(self, y, *args, **kwargs)
-    method.__name__ = name
-    return method
 
 
 def _binary(op_type, reverse=False):
@@ -181,13 +160,15 @@ def methods():
     functions = _paddle()
     table = {name: functions[name] for name in FUNCTION_METHODS + STATISTICS_METHODS}
     table.update({name: exports("linalg")[name] for name in LINALG_METHODS})
+    # the methods layer modules export as such (Paddle 3's, e.g. x.acosh(), x.lerp_(y))
+    table.update(exports("Tensor"))
     table["__abs__"] = functions["abs"]
     # numpy hands `array op x` and `np.float64(2) * x` to x's reflected operator (which
     # gives a tensor, as Paddle 2.0's __array_ufunc__ = None does) instead of computing
     # on x's array
     table["__array_priority__"] = 1000
     table.update({name + "_": in_place(functions[name], name + "_") for name in INPLACE_UNARY})
-    table.update({name + "_": _broadcast_in_place(name + "_", functions[name])
+    table.update({name + "_": in_place_broadcast(functions[name], name + "_")
                   for name in INPLACE_BINARY})
     table.update(_OPERATORS)
     table.update(_PLAIN)

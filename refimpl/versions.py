@@ -44,6 +44,10 @@ SWITCHES = {
     # assign into x reaches neither reshape(x) nor x.detach()), the error naming the tensor
     # and its grad op (2.0's basic_engine.cc), or the tensor only (3.3.1, measured)
     "inplace_version": {"1.8": None, "2.0": "grad_op", "3": "tensor"},
+    # an eager in-place function (x.abs_(), paddle.cos_(x), ...) of a tensor that needs a
+    # gradient: the op reads x itself (2.0), or a copy of x (3.3.1, whose in-place APIs copy
+    # an input their gradient reads: x.abs_().abs_() backpropagates, measured)
+    "inplace_input": {"1.8": "shared", "2.0": "shared", "3": "copied"},
     # a dynamic-mode parameter's trainable: a plain attribute (1.8.5, measured: setting it
     # leaves stop_gradient), or `not stop_gradient`, its setter taking bools only (2.0, 3.3.1)
     "param_trainable": {"1.8": "attribute", "2.0": "stop_gradient", "3": "stop_gradient"},

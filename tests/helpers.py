@@ -1,7 +1,7 @@
 """Plain helpers shared by test modules (tests/ is on sys.path, as for `from test_conv_pool
 import conv_loops`): running what a test built, reading a variable's value, running
-something that might hang, writing a dataset's downloaded files, and loading a script of
-tools/ as a module."""
+something that might hang, writing a dataset's downloaded files, loading a script of
+tools/ as a module, and eager tensors with the gradients of a function of them."""
 import importlib.util
 import io
 import os
@@ -14,6 +14,7 @@ from unittest import mock
 import numpy as np
 import pytest
 
+import refimpl as paddle
 from refimpl import fluid, static
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
@@ -167,7 +168,6 @@ def train_eager(model, device, steps=3, batch=4):
     (Linear-ReLU-Linear, Momentum) or "cnn" (Conv2D + BatchNorm2D + ReLU + MaxPool2D +
     Linear, Adam). The GPU tests' dynamic-mode run, compared with the same run on the CPU.
     set_device is put back to the CPU after."""
-    import refimpl as paddle
     from refimpl import nn
     paddle.set_device(device)
     try:
@@ -288,3 +288,19 @@ def eager_gradient(f, x):
     v = paddle.to_tensor(x, stop_gradient=False)
     (g,) = paddle.grad(paddle.sum(f(v)), v)
     return g.numpy()
+def eager_tensor(value, dtype="float64", grad=False):
+    """An eager tensor of `value` (dynamic mode turned on), needing a gradient when
+    `grad`."""
+    paddle.disable_static()
+    t = paddle.to_tensor(np.array(value, dtype=dtype))
+    t.stop_gradient = not grad
+    return t
+
+
+def eager_value_and_grads(fn, *arrays, **kwargs):
+    """fn(*tensors of arrays, **kwargs) as numpy, and the gradients of its sum with respect
+    to each tensor (None where it does not reach one), eager, float64."""
+    xs = [eager_tensor(a, grad=True) for a in arrays]
+    out = fn(*xs, **kwargs)
+    grads = paddle.grad(out.sum(), xs, allow_unused=True)
+    return out.numpy(), [None if g is None else g.numpy() for g in grads]

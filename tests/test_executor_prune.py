@@ -111,3 +111,10 @@ def test_prune_targets_ops_and_variables():
         main._prune("w1")      # only an update op writes it
     with pytest.raises(TypeError, match="not an optimizer's update op"):
         fluid.Executor().run(main, feed={"x": X}, fetch_list=[main.global_block().ops[0]])
+
+
+def test_a_single_variable_fetch_list_is_pruned_for():
+    # Paddle 3's test_elementwise_heaviside_op passes fetch_list=out with use_prune=True
+    # (it was iterated, appending slice ops to the default program)
+    _, _, out = _run(lambda losses, trains: losses[0], use_prune=True)
+    np.testing.assert_allclose(out[0], np.mean(X.sum(axis=1)))

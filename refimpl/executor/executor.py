@@ -713,8 +713,9 @@ class Executor:
         if not update_ops:
             update_ops = [op for block in source.blocks for op in block.ops
                           if op._is_optimize_op()]
+        fetches = [fetch_list] if isinstance(fetch_list, (Variable, str)) else list(fetch_list)
         pruned = source._prune_with_input([n for each in _feed_dicts(feed) for n in each],
-                                          list(fetch_list) + update_ops)
+                                          fetches + update_ops)
         return program._with_program(pruned) if program is not source else pruned
 
     def _plan(self, program, feed_names, fetch_names, scope):

@@ -2,6 +2,9 @@
 import functools
 import warnings
 
+import numpy as np
+
+from .. import versions
 from ..framework import mode
 from ..framework.errors import NotATensorError
 from ..dygraph.dispatch import run_eagerly
@@ -11,7 +14,7 @@ from ..framework.program import Variable
 
 __all__ = ["unary", "binary", "check_variable", "check_variables", "check_dtype",
            "converted_arg", "real_arg", "append_op_out", "append_op_outputs", "as_list",
-           "reduce_axes", "in_place", "paddle_api"]
+           "reduce_axes", "in_place", "in_place_broadcast", "paddle_api"]
 
 
 def check_variable(x, arg, layer):
@@ -138,6 +141,12 @@ def in_place(out_of_place, public_name):
     @functools.wraps(out_of_place)
     def layer(x, *args, **kwargs):
         if isinstance(x, Tensor):
+            if not x.stop_gradient and versions.switch("inplace_input") == "copied":
+                # the op reads a copy of x (an assign, whose gradient reads no input), so
+                # the value its gradient needs survives x's next in-place change
+                copy = append_op_out("assign", {"X": [x]})
+                return x._change_in_place(lambda _, *a, **k: out_of_place(copy, *a, **k),
+                                          *args, **kwargs)
             return x._change_in_place(out_of_place, *args, **kwargs)
         warnings.warn("%s: in-place is dygraph-only; the static graph gets a new variable "
                       "(as %s)" % (public_name, out_of_place.__name__), stacklevel=2)
@@ -157,3 +166,24 @@ def paddle_api(name):
         from . import exports
         _PADDLE_API.update(exports("paddle"))
     return _PADDLE_API[name]
+def in_place_broadcast(out_of_place, public_name):
+    """in_place of a binary function: Paddle's in-place binary APIs (x.add_(y),
+    paddle.multiply_(x, y)) refuse a y that broadcasts x to another shape (its ValueError
+    text); else x becomes out_of_place(x, y)."""
+    changed = in_place(out_of_place, public_name)
+
+    @functools.wraps(out_of_place)
+    def layer(x, y, *args, **kwargs):
+        x_shape, y_shape = list(x.shape), list(getattr(y, "shape", ()))
+        if min(x_shape + y_shape, default=0) >= 0:   # (static: -1, known when it runs)
+            try:
+                out_shape = list(np.broadcast_shapes(tuple(x_shape), tuple(y_shape)))
+            except ValueError:
+                out_shape = None
+            if out_shape != x_shape:
+                raise ValueError("The shape of broadcast output %s is different from that "
+                                 "of inplace tensor %s in the Inplace operation (%s: y's "
+                                 "shape %s)." % (out_shape, x_shape, public_name, y_shape))
+        return changed(x, y, *args, **kwargs)
+    layer.__name__ = public_name
+    return layer

@@ -183,9 +183,12 @@ def _fluid_binary(op_type):
 
 
 def pow(x, y=1.0, name=None):
-    """x ** y: a scalar y is the `pow` op, a Variable y is elementwise_pow."""
+    """x ** y: a scalar y is the `pow` op, a Variable y is elementwise_pow; anything else
+    is a TypeError in 3.3.1's words."""
     if isinstance(y, (int, float)):
         return unary("pow", x, {"factor": float(y)}, name)
+    if not isinstance(y, Variable):
+        raise TypeError("pow: y must be scalar type, but received: %s " % type(y))
     return binary("elementwise_pow", x, y, name=name)
 
 

@@ -260,14 +260,19 @@ class Allclose(OpDef):
                 if int(np.prod(ctx.input_shape(name))) not in (1, -1):
                     ctx.fail("input %s must hold one value, got shape %s"
                              % (name, list(ctx.input_shape(name))))
-        ctx.set_output("Out", [], "bool")
+        ctx.set_output("Out", self.out_shape(ctx), "bool")
 
     @staticmethod
-    def forward(x, y, rtol_tensor=None, atol_tensor=None, rtol="1e-5", atol="1e-8",
+    def out_shape(ctx):
+        return []
+
+    compare = staticmethod(np.allclose)
+
+    def forward(self, x, y, rtol_tensor=None, atol_tensor=None, rtol="1e-5", atol="1e-8",
                 equal_nan=False):
         rtol = float(rtol) if rtol_tensor is None else float(np.ravel(rtol_tensor)[0])
         atol = float(atol) if atol_tensor is None else float(np.ravel(atol_tensor)[0])
-        return np.array(np.allclose(x, y, rtol, atol, equal_nan))
+        return np.array(self.compare(x, y, rtol, atol, equal_nan))
 
     def samples(self, rng):
         x = rand(rng, 3, 4)

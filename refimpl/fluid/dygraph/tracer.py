@@ -62,8 +62,8 @@ class Tracer:
         op with none there raises RuntimeError, as for an op without a phi kernel. Where
         `inputs` gives the tensor form of an attribute (scale's ScaleTensor, concat's
         AxisTensor, slice's StartsTensorList: the attribute's name in CamelCase, then
-        Tensor or TensorList), that slot takes the attribute's place, as in Paddle's
-        argument mappings."""
+        Tensor or TensorList; isclose's Rtol, clip's Min: the name in CamelCase alone),
+        that slot takes the attribute's place, as in Paddle's argument mappings."""
         from ...framework.paddle_formats.op_facts import kernel_signature
         signature = kernel_signature(op_type)
         if signature is None:
@@ -74,7 +74,7 @@ class Tracer:
 
         def tensor_form(attr):
             camel = "".join(part.capitalize() for part in attr.split("_"))
-            return next((slot for slot in (camel + "Tensor", camel + "TensorList")
+            return next((slot for slot in (camel + "Tensor", camel + "TensorList", camel)
                          if slot in given), attr)
         return slots, [tensor_form(a) for a in attr_names], outs
 
