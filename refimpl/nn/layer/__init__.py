@@ -9,15 +9,17 @@ from .distance import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .reshaping import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .spectral_norm import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from . import (activation, common, container, conv, decode, distance, loss, norm, pooling,
-               rnn, spectral_norm, transformer)
+               reshaping, rnn, spectral_norm, transformer)
 from ...submodules import group
 
 globals().update(group(__name__, globals(), {"vision": ["PixelShuffle"]}))   # 2.0's
 
 __all__ = ["Layer"] + [name for module in (activation, common, container, conv, decode, distance,
-                                           loss, norm, pooling, rnn, spectral_norm, transformer)
+                                           loss, norm, pooling, reshaping, rnn, spectral_norm,
+                                           transformer)
                        for name in module.__all__]
