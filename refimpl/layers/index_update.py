@@ -23,16 +23,19 @@ def _check_index(index, arg, api):
                         % (api, arg, list(INTS), index.dtype.name))
 
 
-def _along_axis_shapes(arr, indices, axis, api):
-    """arr's and indices' shapes broadcast together outside `axis` (3.3.1's broadcast=True:
-    each keeps its own size at `axis`); None when a dim is known only at run time."""
+def _check_rank(arr, indices, axis, api):
     if len(arr.shape) != len(indices.shape):
         raise ValueError("%s: `indices` and `arr` must have the same number of dimensions, "
                          "got shapes %s and %s" % (api, list(indices.shape), list(arr.shape)))
     rank = len(arr.shape)
     if not -rank <= axis < rank:
         raise ValueError("%s: axis %d is out of range for arr of rank %d" % (api, axis, rank))
-    axis %= rank
+
+
+def _along_axis_shapes(arr, indices, axis, api):
+    """arr's and indices' shapes broadcast together outside `axis` (3.3.1's broadcast=True:
+    each keeps its own size at `axis`); None when a dim is known only at run time."""
+    axis %= len(arr.shape)
     if min(list(arr.shape) + list(indices.shape), default=0) < 0:
         return None
     try:
@@ -47,6 +50,17 @@ def _along_axis_shapes(arr, indices, axis, api):
             [d if i != axis else indices.shape[axis] for i, d in enumerate(common)])
 
 
+def _check_fits(arr, indices, axis, api):
+    """Without broadcasting, indices may not be larger than arr outside axis (3.3.1: a
+    RuntimeError of these words)."""
+    axis %= len(arr.shape)
+    for i, (n, d) in enumerate(zip(indices.shape, arr.shape)):
+        if i != axis and n > d >= 0:
+            raise RuntimeError("%s: Size does not match at dimension %d expected index %s to "
+                               "be smaller than self %s apart from dimension %d"
+                               % (api, i, list(indices.shape), list(arr.shape), axis))
+
+
 def _broadcast(x, shape):
     return x if shape is None or list(x.shape) == shape else manipulation.broadcast_to(x, shape)
 
@@ -56,20 +70,23 @@ def take_along_axis(arr, indices, axis, broadcast=True):
     two to one shape outside axis)."""
     check_variable(arr, "arr", "take_along_axis")
     _check_index(indices, "indices", "take_along_axis")
-    shapes = _along_axis_shapes(arr, indices, axis, "take_along_axis")
-    if broadcast and shapes:
+    _check_rank(arr, indices, axis, "take_along_axis")
+    shapes = _along_axis_shapes(arr, indices, axis, "take_along_axis") if broadcast else None
+    if shapes:
         arr, indices = _broadcast(arr, shapes[0]), _broadcast(indices, shapes[1])
+    _check_fits(arr, indices, axis, "take_along_axis")
     return append_op_out("take_along_axis", {"Input": [arr], "Index": [indices]},
                          {"Axis": int(axis)}, out_slot="Result")
 
 
-def _values(values, like, dtype):
-    """`values` (a number or tensor) as a tensor of `like`'s shape and `dtype`."""
+def _values(values, indices, dtype, broadcast):
+    """`values` (a number or tensor) as a tensor of `dtype`: a number fills indices'
+    shape, a tensor is broadcast to it (without `broadcast` it must cover it)."""
     if not isinstance(values, Variable):
-        return creation.fill_constant(list(like.shape), dtype, values)
+        return creation.fill_constant(list(indices.shape), dtype, values)
     if values.dtype != dtype:
         values = math.cast(values, dtype)
-    return _broadcast(values, list(like.shape))
+    return _broadcast(values, list(indices.shape)) if broadcast else values
 
 
 def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=True,
@@ -80,10 +97,12 @@ def put_along_axis(arr, indices, values, axis, reduce="assign", include_self=Tru
     if reduce not in PUT_REDUCES:
         raise ValueError("put_along_axis: reduce must be one of %s, got %r"
                          % (list(PUT_REDUCES), reduce))
-    shapes = _along_axis_shapes(arr, indices, axis, "put_along_axis")
-    if broadcast and shapes:
+    _check_rank(arr, indices, axis, "put_along_axis")
+    shapes = _along_axis_shapes(arr, indices, axis, "put_along_axis") if broadcast else None
+    if shapes:
         indices = _broadcast(indices, shapes[1])
-    values = _values(values, indices, arr.dtype)
+    _check_fits(arr, indices, axis, "put_along_axis")
+    values = _values(values, indices, arr.dtype, broadcast)
     return append_op_out("put_along_axis", {"Input": [arr], "Index": [indices],
                                             "Value": [values]},
                          {"Axis": int(axis), "Reduce": reduce,

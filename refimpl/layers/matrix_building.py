@@ -69,8 +69,9 @@ def _triangle_indices(op, sizes, offset, dtype):
 
 def tril_indices(row, col, offset=0, dtype="int64"):
     """[2, n]: the row and column of each element on and below the `offset`-th diagonal
-    of a row x col matrix, row-major."""
-    return _triangle_indices("tril_indices", {"rows": ("row", row), "cols": ("col", col)},
+    of a row x col matrix (col None: square), row-major."""
+    return _triangle_indices("tril_indices", {"rows": ("row", row),
+                                              "cols": ("col", row if col is None else col)},
                              offset, dtype)
 
 

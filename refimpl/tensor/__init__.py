@@ -42,6 +42,25 @@ SUBMODULES = {
     "tensor": [],       # 2.0's module of that name is empty
 }
 
+# Paddle 3's indexing and shape functions (layers/index_update.py, reshaping.py,
+# matrix_building.py) in 3.3.1's submodules
+for _module, _names in {
+        "creation": ["diag_embed", "diagflat", "tril_", "tril_indices", "triu_", "triu_indices"],
+        "linalg": ["diagonal", "matrix_transpose", "permute", "t_", "transpose_"],
+        "manipulation": [
+            "as_strided", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+            "broadcast_tensors", "column_stack", "diagonal_scatter", "dsplit", "dstack",
+            "flatten_", "hsplit", "hstack", "index_add", "index_add_", "index_fill",
+            "index_fill_", "index_put", "index_put_", "masked_fill", "masked_fill_",
+            "masked_scatter", "masked_scatter_", "moveaxis", "narrow", "put_along_axis",
+            "ravel", "repeat_interleave", "rot90", "row_stack", "scatter_add", "scatter_add_",
+            "scatter_reduce", "select_scatter", "slice_scatter", "take_along_axis",
+            "tensor_split", "unflatten", "unfold", "view", "view_as", "vsplit", "vstack"],
+        "math": ["broadcast_shapes", "cartesian_prod", "combinations", "take", "vander"],
+        "search": ["where_"]}.items():
+    SUBMODULES[_module] = sorted(SUBMODULES[_module] + _names)
+del _module, _names
+
 
 def populate(namespace):
     """Fill this package and its submodules from `namespace` (the refimpl module's
