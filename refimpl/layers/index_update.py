@@ -8,6 +8,7 @@ take_along_axis, put_along_axis, index_add, index_put and masked_fill as ops of 
 import numpy as np
 
 from ..framework import mode
+from ..framework.errors import LayerAssertionError
 from ..framework.program import Variable
 from . import creation, indexing, manipulation, math, tensor
 from .common import append_op_out, check_variable, in_place
@@ -192,14 +193,16 @@ def _swap_to_front(x, axis, api):
 
 def index_fill(x, index, axis, value, name=None):
     """x with its slices `index` along axis set to value (a number or 0-D tensor)."""
+    if not isinstance(index, Variable):     # 3.3.1's order of checks
+        raise ValueError("index_fill: index must be Tensor, got %s" % type(index).__name__)
+    if isinstance(value, Variable) and len(value.shape) > 0:
+        raise ValueError("index_fill: value must be a scalar or 0-D tensor, got shape %s"
+                         % list(value.shape))
+    perm = _swap_to_front(x, axis, "index_fill")
     check_variable(x, "x", "index_fill")
     _check_index(index, "index", "index_fill")
-    if isinstance(value, Variable):
-        if len(value.shape) > 0:
-            raise ValueError("index_fill: value must be a scalar or 0-D tensor, got shape %s"
-                             % list(value.shape))
-        value = math.cast(value, x.dtype) if value.dtype != x.dtype else value
-    perm = _swap_to_front(x, axis, "index_fill")
+    if isinstance(value, Variable) and value.dtype != x.dtype:
+        value = math.cast(value, x.dtype)
     out = index_put(tensor.transpose(x, perm), (index,), value)
     return tensor.transpose(out, perm)
 
@@ -269,9 +272,10 @@ def select_scatter(x, values, axis, index, name=None):
                          % (index, axis, n))
     index = index % n if n > 0 else index
     want = [d for i, d in enumerate(x.shape) if i != axis]
-    if list(values.shape) != want:
-        raise ValueError("select_scatter: values must have shape %s (x's without axis %d), "
-                         "got %s" % (want, axis, list(values.shape)))
+    if list(values.shape) != want:     # 3.3.1: a RuntimeError of these words
+        raise RuntimeError("select_scatter: expected values to have a size equal to the "
+                           "slice of x. value size = %s slice size = %s"
+                           % (list(values.shape), want))
     return _set_region(x, values, [axis], [index], [index + 1], [1], [axis],
                        "select_scatter")
 
@@ -290,21 +294,27 @@ def slice_scatter(x, value, axes, starts, ends, strides, name=None):
 
 def diagonal_scatter(x, y, offset=0, axis1=0, axis2=1, name=None):
     """x with the `offset`-th diagonal of its (axis1, axis2) planes replaced by y (the
-    shape paddle.diagonal gives): a put_along_axis into each flattened plane."""
+    shape paddle.diagonal gives): a put_along_axis into each flattened plane. Bad
+    arguments are AssertionErrors, as 3.3.1's fill_diagonal_tensor asserts them."""
     check_variable(x, "x", "diagonal_scatter")
     check_variable(y, "y", "diagonal_scatter")
     rank = len(x.shape)
+    for arg, axis in (("axis1", axis1), ("axis2", axis2)):
+        if not -rank <= axis < rank:
+            raise LayerAssertionError("diagonal_scatter: %s should be in [-rank, rank) = "
+                                      "[%d, %d), got %d" % (arg, -rank, rank, axis))
     a1, a2 = axis1 % rank, axis2 % rank
     if a1 == a2:
-        raise ValueError("diagonal_scatter: axis1 and axis2 must differ, both are %d" % a1)
+        raise LayerAssertionError("diagonal_scatter: axis1 and axis2 should not be identical, "
+                                  "both are %d" % a1)
     rest = [i for i in range(rank) if i not in (a1, a2)]
     rows, cols = x.shape[a1], x.shape[a2]
     k = np.arange(max(0, min(rows, cols - offset) if offset >= 0 else min(rows + offset, cols)))
     places = (k + max(-offset, 0)) * cols + k + max(offset, 0)
     want = [x.shape[i] for i in rest] + [len(k)]
     if list(y.shape) != want:
-        raise ValueError("diagonal_scatter: y must have the diagonal's shape %s, got %s"
-                         % (want, list(y.shape)))
+        raise LayerAssertionError("diagonal_scatter: the y shape should be %s (the "
+                                  "diagonal's), got %s" % (want, list(y.shape)))
     planes = tensor.transpose(x, rest + [a1, a2])
     flat = tensor.reshape(planes, want[:-1] + [rows * cols])
     index = _broadcast(creation.assign(places.astype(np.int64).reshape(

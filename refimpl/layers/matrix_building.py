@@ -103,12 +103,12 @@ def vander(x, n=None, increasing=False, name=None):
 def combinations(x, r=2, with_replacement=False, name=None):
     """[m, r]: the length-r combinations of 1-D x's elements (with repeats when
     with_replacement), in lexicographic order of their positions."""
-    check_variable(x, "x", "combinations")
-    if len(x.shape) != 1:
-        raise ValueError("combinations: Expect a 1-D vector, but got x shape %s"
-                         % list(x.shape))
+    if len(x.shape) != 1:      # 3.3.1's order of checks and error types
+        raise TypeError("combinations: Expect a 1-D vector, but got x shape %s"
+                        % list(x.shape))
     if isinstance(r, bool) or not isinstance(r, (int, np.integer)) or r < 0:
         raise ValueError("combinations: r must be a non-negative int, got %r" % (r,))
+    check_variable(x, "x", "combinations")
     if r == 0:
         return creation.fill_constant([0], x.dtype, 0)
     pick = itertools.combinations_with_replacement if with_replacement else \

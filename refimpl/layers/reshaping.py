@@ -205,13 +205,21 @@ def matrix_transpose(x, name=None):
 # -- views (refimpl copies: a write to the result does not reach x)
 
 def unflatten(x, axis, shape, name=None):
-    """x with dim `axis` split into `shape` (one -1 allowed)."""
+    """x with dim `axis` split into `shape` (one -1 allowed): a list of ints or 0-D / 1-element
+    int tensors, or a 1-D int tensor (the dims known when it runs)."""
     check_variable(x, "x", "unflatten")
     axis = _axis(x, axis, "unflatten")
-    if not isinstance(shape, (list, tuple)) or not shape:
-        raise TypeError("unflatten: shape must be a non-empty list or tuple, got %r" % (shape,))
     dims = list(x.shape)
-    return tensor.reshape(x, dims[:axis] + [int(d) for d in shape] + dims[axis + 1:], name)
+    if isinstance(shape, Variable):
+        before, after = (creation.assign(np.array(d, np.int32)) for d in
+                         (dims[:axis], dims[axis + 1:]))
+        parts = [before, math.cast(shape, "int32"), after]
+        shape = tensor.concat([p for p in parts if p.shape[0] != 0], 0)
+        return tensor.reshape(x, shape, name)
+    if not isinstance(shape, (list, tuple)) or not shape:
+        raise TypeError("unflatten: shape must be a non-empty list, tuple or Tensor, got %r"
+                        % (shape,))
+    return tensor.reshape(x, dims[:axis] + list(shape) + dims[axis + 1:], name)
 
 
 def narrow(input, dim, start, length):
@@ -322,12 +330,26 @@ def broadcast_shapes(*shapes):
     return functools.reduce(math.broadcast_shape, shapes, [])
 
 
+_BROADCAST_DTYPES = ("bool", "float16", "float32", "float64", "int32", "int64", "complex64",
+                     "complex128")
+
+
 def broadcast_tensors(input, name=None):
-    """The tensors, each broadcast to their common shape."""
+    """The tensors, each broadcast to their common shape (one broadcast_tensors op). As
+    3.3.1: mixed dtypes, other dtypes and shapes that do not broadcast are TypeErrors."""
     input = _tensor_list(input, "broadcast_tensors")
-    shape = broadcast_shapes(*(v.shape for v in input))
-    return [v if list(v.shape) == list(shape) else manipulation.broadcast_to(v, shape)
-            for v in input]
+    for i, v in enumerate(input):
+        if v.dtype.name not in _BROADCAST_DTYPES or v.dtype != input[0].dtype:
+            raise TypeError("broadcast_tensors: the tensors must share one dtype of %s, "
+                            "input[%d] is %s and input[0] %s" % (list(_BROADCAST_DTYPES), i,
+                                                                v.dtype.name,
+                                                                input[0].dtype.name))
+    try:
+        broadcast_shapes(*(v.shape for v in input))
+    except ValueError as e:
+        raise TypeError("broadcast_tensors: %s" % e) from None
+    return manipulation.list_out("broadcast_tensors", {"X": input}, len(input), {},
+                                 input[0].dtype, name)
 
 
 def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):

@@ -105,6 +105,8 @@ class IndexPut(OpDef):
     def forward(x, indices, value, accumulate=False):
         out = x.copy()
         places = _places(x, indices)
+        if out[places].size == 0:      # nothing addressed: any value writes nothing
+            return out
         try:
             value = np.broadcast_to(value, out[places].shape)
         except ValueError:
@@ -123,6 +125,8 @@ class IndexPut(OpDef):
         dx = dout.copy()
         if not accumulate:
             dx[places] = 0
+        if dout[places].size == 0:
+            return dx, np.zeros_like(value)
         return dx, np.array(sum_to_shape(dout[places], value.shape))
 
     def samples(self, rng):
