@@ -157,11 +157,14 @@ class PutAlongAxis(OpDef):
                 product = np.ones_like(x)
                 np.multiply.at(product, places, v)
                 dx = dout * product
-        else:   # amin / amax: the gradient shared evenly by the values equal to the result
+        else:
+            # amin / amax: the gradient shared evenly by the values equal to the result, X's
+            # own counted among them even when left out (3.3.1, measured: then its share
+            # goes nowhere)
             ties = np.zeros(x.shape, np.int64)
             np.add.at(ties, places, (v == out[places]).astype(np.int64))
+            ties += touched & (x == out)
             if keep_self:
-                ties += touched & (x == out)
                 dx = np.where(touched, np.where(x == out, dout / np.maximum(ties, 1), 0),
                               dout).astype(dout.dtype)
             share = dout / np.maximum(ties, 1)
