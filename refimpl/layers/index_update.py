@@ -233,9 +233,9 @@ def masked_scatter(x, mask, value, name=None):
     if mode.dynamic:
         wanted = int(np.asarray(mask.numpy()).sum())
         if wanted > int(np.prod(value.shape)):
-            raise ValueError("masked_scatter: mask true nums must be <= value size, but got "
-                             "mask true nums is %d, value size is %d"
-                             % (wanted, int(np.prod(value.shape))))
+            raise LayerAssertionError("masked_scatter: mask true nums must be <= value size, "
+                                      "but got mask true nums is %d, value size is %d"
+                                      % (wanted, int(np.prod(value.shape))))
     order = manipulation.cumsum(tensor.flatten(math.cast(mask, "int64"))) - 1
     picked = indexing.index_select(tensor.flatten(value), math.clip(order, 0, None))
     return tensor.where(mask, tensor.reshape(picked, list(x.shape)), x)
