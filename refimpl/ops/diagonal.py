@@ -3,7 +3,7 @@ each (axis1, axis2) plane, as a last dim), tril_indices / triu_indices (the [2, 
 coordinates of a rows x cols matrix's lower / upper triangle, row-major)."""
 import numpy as np
 
-from ._common import rand
+from ._common import plane_axes, rand
 from .registry import OpDef, Sample, register
 
 
@@ -19,11 +19,7 @@ class Diagonal(OpDef):
 
     def infer_shape(self, ctx):
         x = ctx.input_var("Input")
-        ctx.expect(len(x.shape) >= 2, "Input %r must have rank >= 2, got shape %s"
-                   % (x.name, list(x.shape)))
-        a1 = ctx.check_axis("Input", ctx.attr("axis1"), attr="axis1")
-        a2 = ctx.check_axis("Input", ctx.attr("axis2"), attr="axis2")
-        ctx.expect(a1 != a2, "axis1 and axis2 must differ, both are dim %d" % a1)
+        a1, a2 = plane_axes(ctx)
         k, rows, cols = ctx.attr("offset"), x.shape[a1], x.shape[a2]
         n = -1 if rows < 0 or cols < 0 else max(0, min(rows, cols - k) if k >= 0
                                                 else min(rows + k, cols))
@@ -55,29 +51,30 @@ def _triangle(op, rows, cols, offset, dtype, lower):
     return np.stack(pick(rows, offset, cols)).astype(dtype)
 
 
-def _triangle_size(rows, cols, offset, lower):
-    return _triangle("", max(rows, 0), max(cols, 0), offset, "int64", lower).shape[1]
+class _TriangleIndices(OpDef):
+    """Out = [[row...], [col...]] of the elements on and below (lower) / above the
+    `offset`-th diagonal of a matrix whose size the attrs `sizes` name."""
+    inputs = ()
+    outputs = ("out",)
+    lower = True
+    sizes = ("rows", "cols")
+
+    def infer_shape(self, ctx):
+        rows, cols = (ctx.attr(a) for a in self.sizes)
+        ctx.expect(rows >= 0 and cols >= 0, "%s and %s must be >= 0, got %d and %d"
+                   % (self.sizes + (rows, cols)))
+        n = _triangle(self.type, rows, cols, ctx.attr("offset"), "int64", self.lower).shape[1]
+        ctx.set_output("out", [2, n], ctx.attr("dtype"))
+
+    def forward(self, offset=0, dtype="int64", **sizes):
+        rows, cols = (sizes.get(a, 0) for a in self.sizes)
+        return _triangle(self.type, rows, cols, offset, dtype, self.lower)
 
 
 @register
-class TrilIndices(OpDef):
-    """Out = [[row...], [col...]] of the elements on and below the `offset`-th diagonal
-    of a rows x cols matrix."""
+class TrilIndices(_TriangleIndices):
     type = "tril_indices"
-    inputs = ()
-    outputs = ("out",)
     attrs = {"rows": 0, "cols": 0, "offset": 0, "dtype": "int64"}
-
-    def infer_shape(self, ctx):
-        rows, cols = ctx.attr("rows"), ctx.attr("cols")
-        ctx.expect(rows >= 0 and cols >= 0, "rows and cols must be >= 0, got %d and %d"
-                   % (rows, cols))
-        ctx.set_output("out", [2, _triangle_size(rows, cols, ctx.attr("offset"), True)],
-                       ctx.attr("dtype"))
-
-    @staticmethod
-    def forward(rows=0, cols=0, offset=0, dtype="int64"):
-        return _triangle("tril_indices", rows, cols, offset, dtype, True)
 
     def samples(self, rng):
         yield Sample({}, {"rows": 4, "cols": 3, "offset": -1, "dtype": "int64"})
@@ -85,24 +82,11 @@ class TrilIndices(OpDef):
 
 
 @register
-class TriuIndices(OpDef):
-    """Out = [[row...], [col...]] of the elements on and above the `offset`-th diagonal
-    of a row x col matrix (3.3.1's attr names are singular here)."""
+class TriuIndices(_TriangleIndices):
     type = "triu_indices"
-    inputs = ()
-    outputs = ("out",)
-    attrs = {"row": 0, "col": 0, "offset": 0, "dtype": "int64"}
-
-    def infer_shape(self, ctx):
-        rows, cols = ctx.attr("row"), ctx.attr("col")
-        ctx.expect(rows >= 0 and cols >= 0, "row and col must be >= 0, got %d and %d"
-                   % (rows, cols))
-        ctx.set_output("out", [2, _triangle_size(rows, cols, ctx.attr("offset"), False)],
-                       ctx.attr("dtype"))
-
-    @staticmethod
-    def forward(row=0, col=0, offset=0, dtype="int64"):
-        return _triangle("triu_indices", row, col, offset, dtype, False)
+    attrs = {"row": 0, "col": 0, "offset": 0, "dtype": "int64"}   # 3.3.1's singular names
+    lower = False
+    sizes = ("row", "col")
 
     def samples(self, rng):
         yield Sample({}, {"row": 4, "col": 3, "offset": 1, "dtype": "int64"})
