@@ -225,8 +225,15 @@ def test_axes_views_and_rotations_follow_numpy(dygraph):
         paddle.moveaxis(x, [0, 0], [1, 2])
     with pytest.raises(ValueError, match="exceeds dimension size"):
         paddle.narrow(x, 2, 3, 2)
-    with pytest.raises(NotImplementedError, match="reinterprets"):
-        x.view("int64")
+    xf = t(np.arange(8).reshape(2, 4), "float32", grad=True)
+    np.testing.assert_array_equal(xf.view("int32").numpy()[0],
+                                  [0, 1065353216, 1073741824, 1077936128])
+    assert xf.view("int8").shape == [2, 16] and xf.view("float64").shape == [2, 2]
+    xf.view("float64").sum().backward()
+    # 3.3.1: dOut's bytes (float64 ones) read as float32 pairs [0, 1.875]
+    np.testing.assert_array_equal(grad(xf), [[0, 1.875, 0, 1.875]] * 2)
+    with pytest.raises(EnforceNotMet, match="cannot hold whole float64"):
+        paddle.view(paddle.ones([3]), "float64")
 
 
 def test_in_place_forms_change_the_tensor(dygraph):

@@ -239,14 +239,14 @@ def ravel(input):
 
 
 def view(x, shape_or_dtype, name=None):
-    """x reshaped (a list of dims). A dtype (3.3.1 reinterprets the bytes) is refused:
-    refimpl has no op reinterpreting a tensor's bytes."""
+    """x reshaped (a list of dims), or x's bytes read as another dtype (the last dim
+    scaled by the ratio of the item sizes: the view_dtype op)."""
     check_variable(x, "x", "view")
     if isinstance(shape_or_dtype, (list, tuple)):
         return tensor.reshape(x, [int(d) for d in shape_or_dtype], name)
-    raise NotImplementedError("view: x.view(%r) reinterprets x's bytes as another dtype, "
-                              "which refimpl does not do; view takes a list of dims here"
-                              % convert_dtype(shape_or_dtype))
+    dtype = convert_dtype(shape_or_dtype)
+    return append_op_out("view_dtype", {"input": [x]}, {"dtype": dtype}, name,
+                         out_dtype=dtype, out_slot="out")
 
 
 def view_as(x, other, name=None):
