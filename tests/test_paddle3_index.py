@@ -250,6 +250,8 @@ def test_in_place_forms_change_the_tensor(dygraph):
     np.testing.assert_array_equal(a.numpy(), [1, 4])
     with pytest.raises(ValueError, match="boolean Tensor"):
         a.where_(a, a)
+    with pytest.raises(ValueError, match="either both or neither of x and y"):
+        paddle.where_(paddle.to_tensor([True, False]), 1, 2)
 
 
 def test_matrices_built_from_pieces(dygraph):

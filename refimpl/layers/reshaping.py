@@ -374,6 +374,10 @@ def repeat_interleave(x, repeats, axis=None, name=None, *, output_size=None):
 
 def where_(condition, x=None, y=None, name=None):
     """x changed in place to where(condition, x, y)."""
+    if not (isinstance(x, Variable) and isinstance(y, Variable)):
+        raise ValueError("where_: either both or neither of x and y should be given, as "
+                         "Tensors (3.3.1's words); got %s and %s"
+                         % (type(x).__name__, type(y).__name__))
     check_variable(condition, "condition", "where_")
     if condition.dtype.name != "bool":
         raise ValueError("where_: The `condition` is expected to be a boolean Tensor, but got "
