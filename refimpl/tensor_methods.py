@@ -115,7 +115,12 @@ def _size(self):
     return _paddle()["numel"](self)
 
 
-_PROPERTIES = {"T": _transposed, "size": _size}
+def _matrix_transposed(self):
+    """x.mT (Paddle 3): the last two dims swapped (paddle.matrix_transpose)."""
+    return _paddle()["matrix_transpose"](self)
+
+
+_PROPERTIES = {"T": _transposed, "mT": _matrix_transposed, "size": _size}
 
 
 def _dim(self):
@@ -170,6 +175,7 @@ def methods():
     table.update({name + "_": in_place(functions[name], name + "_") for name in INPLACE_UNARY})
     table.update({name + "_": in_place_broadcast(functions[name], name + "_")
                   for name in INPLACE_BINARY})
+    table.update(exports("Tensor"))   # methods a layers module declares (Paddle 3's)
     table.update(_OPERATORS)
     table.update(_PLAIN)
     table.update(exports("Tensor"))     # Paddle 3's methods that are no tensor function

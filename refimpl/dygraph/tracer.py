@@ -23,7 +23,7 @@ import numpy as np
 from .. import dispatch, versions, xp
 from ..dispatch import SavedForGrad, kernels_of, map_arrays
 from ..framework.dtypes import convert_dtype, dtype_attr_is_a_name
-from ..framework.errors import OpError, user_frame
+from ..framework.errors import OpError, OpIndexError, user_frame
 from ..framework.place import CUDAPlace, current_place
 from ..framework.program import Operator, Program, Variable
 from ..framework.lod import LoDArray, as_plain, lod_of
@@ -337,8 +337,9 @@ def _explain(lay, e, args):
             return "[%s]" % ", ".join(desc(x) for x in a)
         return "None" if a is None else "%s %s" % (list(a.shape), a.dtype)
     shapes = ", ".join("%s=%s" % (name, desc(a)) for (name, _), a in zip(lay.ins, args))
-    return OpError(lay.type, "%s: %s (inputs: %s)" % (type(e).__name__, e, shapes),
-                   user_frame())
+    # an index out of range stays an IndexError, as Paddle's OutOfRange (the executor's too)
+    error = OpIndexError if isinstance(e, IndexError) else OpError
+    return error(lay.type, "%s: %s (inputs: %s)" % (type(e).__name__, e, shapes), user_frame())
 
 
 def run_op(op_type, inputs, outputs, attrs, find_device=False):

@@ -63,6 +63,9 @@ _DEFAULTS = {
     "FLAGS_enable_pir_api": True,
     # Paddle 3: its executor runs programs as PIR (refimpl's executor runs its one IR)
     "FLAGS_enable_pir_in_executor": True,
+    # Paddle 3: view functions (Tensor.unfold, as_strided, view) share their input's memory
+    # while it is on; refimpl's give copies either way (specs/paddle3_index.md)
+    "FLAGS_use_stride_kernel": True,
 }
 
 # Paddle 1.8.5's public flags (core.globals().is_public), measured
@@ -83,7 +86,7 @@ _GONE_IN_3 = ("FLAGS_enable_rpc_profiler", "FLAGS_free_when_no_cache_hit",
 # test_get_set_flags: set_flags of FLAGS_free_idle_chunk is a ValueError) and the
 # profiler ones above public
 _PRIVATE_IN_2_0 = ("FLAGS_free_idle_chunk", "FLAGS_free_when_no_cache_hit")
-_ONLY_3 = ("FLAGS_enable_pir_api", "FLAGS_enable_pir_in_executor")
+_ONLY_3 = ("FLAGS_enable_pir_api", "FLAGS_enable_pir_in_executor", "FLAGS_use_stride_kernel")
 # 3.3.1 keeps FLAGS_free_idle_chunk private too (set_flags / get_flags: ValueError)
 _PUBLIC = {"1.8": _PUBLIC_1_8,
            "2.0": frozenset(n for n in _DEFAULTS if n not in _PRIVATE_IN_2_0 + _ONLY_3),

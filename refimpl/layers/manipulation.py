@@ -19,7 +19,7 @@ def _axes(axis):
     return [int(a) for a in as_list(axis)]
 
 
-def _list_out(op_type, inputs, n, attrs, dtype, name=None):
+def list_out(op_type, inputs, n, attrs, dtype, name=None):
     """Append `op_type` with `n` outputs in its Out list; return them."""
     helper = LayerHelper(op_type, name=name)
     outs = [helper.create_variable_for_type_inference(dtype) for _ in range(n)]
@@ -167,7 +167,7 @@ def meshgrid(*args, **kwargs):
     xs = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
     for i, v in enumerate(xs):
         check_variable(v, "args[%d]" % i, "meshgrid")
-    return _list_out("meshgrid", {"X": xs}, len(xs), {}, xs[0].dtype, kwargs.get("name"))
+    return list_out("meshgrid", {"X": xs}, len(xs), {}, xs[0].dtype, kwargs.get("name"))
 
 
 def chunk(x, chunks, axis=0, name=None):
@@ -191,7 +191,7 @@ def unbind(input, axis=0):
     n = input.shape[axis]
     if n < 0:
         raise ValueError("unbind: dim %d of %r is unknown at build time" % (axis, input.name))
-    return _list_out("unbind", {"X": [input]}, n, {"axis": int(axis)}, input.dtype)
+    return list_out("unbind", {"X": [input]}, n, {"axis": int(axis)}, input.dtype)
 
 
 def strided_slice(x, axes, starts, ends, strides, name=None):

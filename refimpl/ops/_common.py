@@ -87,6 +87,18 @@ def region_index(ndim, axes, starts, ends, steps=None):
     return tuple(index)
 
 
+def plane_axes(ctx):
+    """(axis1, axis2) of Input's planes (trace, diagonal): Input of rank >= 2, the two
+    attrs distinct dims of it, made non-negative."""
+    x = ctx.input_var("Input")
+    ctx.expect(len(x.shape) >= 2, "Input %r must have rank >= 2, got shape %s"
+               % (x.name, list(x.shape)))
+    a1 = ctx.check_axis("Input", ctx.attr("axis1"), attr="axis1")
+    a2 = ctx.check_axis("Input", ctx.attr("axis2"), attr="axis2")
+    ctx.expect(a1 != a2, "axis1 and axis2 must differ, both are dim %d" % a1)
+    return a1, a2
+
+
 def take_along(x, index, axis):
     """X's slices Index (any shape, read flat) along `axis`: gather / index_select."""
     return np.take(x, index.reshape(-1), axis=axis)

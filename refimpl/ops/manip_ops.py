@@ -5,7 +5,7 @@ from."""
 import numpy as np
 
 from ..broadcasting import sum_to_shape
-from ._common import complex_promotion, conj, grads_in_operand_dtypes, rand
+from ._common import complex_promotion, conj, grads_in_operand_dtypes, plane_axes, rand
 from .registry import OpDef, Sample, register
 
 
@@ -286,11 +286,7 @@ class Trace(OpDef):
 
     def infer_shape(self, ctx):
         x = ctx.input_var("Input")
-        ctx.expect(len(x.shape) >= 2, "Input %r must have rank >= 2, got shape %s"
-                   % (x.name, list(x.shape)))
-        a1 = ctx.check_axis("Input", ctx.attr("axis1"), attr="axis1")
-        a2 = ctx.check_axis("Input", ctx.attr("axis2"), attr="axis2")
-        ctx.expect(a1 != a2, "axis1 and axis2 must differ, both are dim %d" % a1)
+        a1, a2 = plane_axes(ctx)
         # a matrix's trace is one number (scalar_shape())
         ctx.set_output("Out", [d for i, d in enumerate(x.shape) if i not in (a1, a2)],
                        x.dtype)

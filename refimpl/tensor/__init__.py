@@ -51,19 +51,35 @@ SUBMODULES = {
     "tensor": [],       # 2.0's module of that name is empty
 }
 
-# Paddle 3's creation, random and dtype functions (3.3.1's modules, measured)
-TENSOR_SURFACE_3 = {
+# Paddle 3's functions in 3.3.1's submodules (measured): creation, random, dtype and
+# Tensor-fill ones (layers/tensor_*.py, random_fill.py), indexing and shape ones
+# (layers/index_update.py, reshaping.py, matrix_building.py)
+PADDLE3_SUBMODULES = {
     "attribute": ["is_complex", "is_floating_point", "is_integer"],
-    "creation": ["as_tensor", "asarray", "cauchy_", "clone", "from_numpy", "geometric_",
-                 "logspace", "range"],
-    "manipulation": ["fill_", "fill_diagonal_", "fill_diagonal_tensor", "fill_diagonal_tensor_",
-                     "tolist", "zero_"],
+    "creation": ["as_tensor", "asarray", "cauchy_", "clone", "diag_embed", "diagflat",
+                 "from_numpy", "geometric_", "logspace", "range", "tril_", "tril_indices",
+                 "triu_", "triu_indices"],
+    "linalg": ["diagonal", "matrix_transpose", "permute", "t_", "transpose_"],
+    "manipulation": ["as_strided", "atleast_1d", "atleast_2d", "atleast_3d", "block_diag",
+                     "broadcast_tensors", "column_stack", "diagonal_scatter", "dsplit",
+                     "dstack", "fill_", "fill_diagonal_", "fill_diagonal_tensor",
+                     "fill_diagonal_tensor_", "flatten_", "hsplit", "hstack", "index_add",
+                     "index_add_", "index_fill", "index_fill_", "index_put", "index_put_",
+                     "masked_fill", "masked_fill_", "masked_scatter", "masked_scatter_",
+                     "moveaxis", "narrow", "put_along_axis", "ravel", "repeat_interleave",
+                     "rot90", "row_stack", "scatter_add", "scatter_add_", "scatter_reduce",
+                     "select_scatter", "slice_scatter", "take_along_axis", "tensor_split",
+                     "tolist", "unflatten", "unfold", "view", "view_as", "vsplit", "vstack",
+                     "zero_"],
+    "math": ["broadcast_shapes", "cartesian_prod", "combinations", "take", "vander"],
     "random": ["bernoulli_", "binomial", "exponential_", "log_normal", "log_normal_",
                "normal_", "poisson", "rand_like", "randint_like", "randn_like",
                "standard_gamma", "uniform_"],
+    "search": ["where_"],
 }
-for _module, _names in TENSOR_SURFACE_3.items():
+for _module, _names in PADDLE3_SUBMODULES.items():
     SUBMODULES[_module] = sorted(SUBMODULES[_module] + _names)
+del _module, _names
 
 
 def populate(namespace):

@@ -72,10 +72,21 @@ class Tracer:
         slots, attr_names, outs = signature
         given = {slot for slot, values in (inputs or {}).items() if values}
 
-        def tensor_form(attr):
+        def forms(attr):
+            """attr's tensor forms, and the input slot of its own name (isclose's Rtol,
+            clip's Min)."""
             camel = "".join(part.capitalize() for part in attr.split("_"))
-            return next((slot for slot in (camel + "Tensor", camel + "TensorList", camel)
-                         if slot in given), attr)
+            return camel + "Tensor", camel + "TensorList", camel
+
+        def tensor_form(attr):
+            return next((slot for slot in forms(attr) if slot in given), attr)
+        # a signature holding both an attribute and its tensor form (3.3.1 merges
+        # repeat_interleave's two kernels: X, RepeatsTensor; Repeats, dim) keeps the one
+        # the op is given, as the argument mapping of Paddle 3's earlier revisions does
+        paired = {slot: attr for attr in attr_names for slot in forms(attr)[:2] if slot in slots}
+        slots = [s for s in slots if s in given or s not in paired]
+        attr_names = [a for a in attr_names if not any(
+            paired.get(slot) == a for slot in slots)]
         return slots, [tensor_form(a) for a in attr_names], outs
 
 
