@@ -1,0 +1,107 @@
+"""einsum: Out = numpy.einsum(equation, *Operands) (Paddle 3's paddle.einsum op).
+
+The gradient of operand i is an einsum too: Out@GRAD with the other operands, into
+operand i's subscripts, where a letter repeated in operand i (a diagonal) is paired with
+an identity matrix and a letter only operand i has (summed away) with a vector of ones;
+ellipsis dims an operand broadcast (size 1) sum back down."""
+import numpy as np
+
+from ..broadcasting import sum_to_shape
+from ._common import rand
+from .registry import OpDef, Sample, register
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+def explicit(equation, ndims):
+    """(operand subscripts, output subscripts) of `equation` with its ellipses spelled
+    out in unused letters and an implicit output made explicit (numpy's rule: the letters
+    that occur once, sorted, after the ellipsis dims)."""
+    equation = equation.replace(" ", "")
+    lhs, arrow, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(ndims):
+        raise ValueError("einsum: equation %r has %d operands, got %d tensors"
+                         % (equation, len(terms), len(ndims)))
+    free = [c for c in _LETTERS if c not in equation]
+    span = max([nd - len(t.replace("...", "")) for t, nd in zip(terms, ndims)
+                if "..." in t] or [0])
+    ellipsis = "".join(free[:span])
+    subs = [t.replace("...", ellipsis[span - (nd - len(t.replace("...", ""))):])
+            for t, nd in zip(terms, ndims)]
+    if arrow:
+        out = rhs.replace("...", ellipsis)
+    else:
+        letters = "".join(subs)
+        out = ellipsis + "".join(sorted(c for c in set(letters) if letters.count(c) == 1
+                                        and c not in ellipsis))
+    return subs, out
+
+
+@register
+class Einsum(OpDef):
+    type = "einsum"
+    inputs = ("Operands*",)
+    outputs = ("Out",)
+    attrs = {"equation": ""}
+    grad_inputs = ("Operands", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        shapes = [list(v.shape) for v in ctx.input_vars("Operands")]
+        try:
+            subs, out = explicit(ctx.attr("equation"), [len(s) for s in shapes])
+        except ValueError as e:
+            ctx.fail(str(e))
+        sizes = {}
+        for i, (sub, shape) in enumerate(zip(subs, shapes)):
+            ctx.expect(len(sub) == len(shape), "Operands[%d] of shape %s does not have the "
+                       "%d dims of its subscripts %r" % (i, shape, len(sub), sub))
+            for c, d in zip(sub, shape):
+                known = sizes.get(c, 1)
+                ctx.expect(d in (1, -1) or known in (1, -1) or d == known,
+                           "subscript %r is %d in Operands[%d] but %d before" % (c, d, i, known))
+                if d != 1 and known in (1, -1):
+                    sizes[c] = d
+        for c in out:
+            ctx.expect(c in sizes, "output subscript %r is in no operand" % c)
+        ctx.set_output("Out", [sizes[c] for c in out], ctx.input_dtype("Operands"))
+
+    @staticmethod
+    def forward(operands, equation=""):
+        subs, out = explicit(equation, [x.ndim for x in operands])
+        return np.asarray(np.einsum("%s->%s" % (",".join(subs), out), *operands))
+
+    @staticmethod
+    def backward(operands, dout, equation=""):
+        subs, out = explicit(equation, [x.ndim for x in operands])
+        sizes = {}
+        for sub, x in zip(subs, operands):
+            for c, d in zip(sub, x.shape):
+                sizes[c] = max(sizes.get(c, 1), d)
+        grads = []
+        for i, (sub, x) in enumerate(zip(subs, operands)):
+            others = [(s, o) for j, (s, o) in enumerate(zip(subs, operands)) if j != i]
+            terms = [(out, dout)] + others
+            seen = "".join(s for s, _ in terms)
+            target = ""
+            for c in sub:
+                if c in target:     # a diagonal: a new letter tied to c by an identity
+                    fresh = next(f for f in _LETTERS if f not in seen + target + sub)
+                    terms.append((c + fresh, np.eye(sizes[c], dtype=x.dtype)))
+                    c = fresh
+                elif c not in seen:
+                    terms.append((c, np.ones(sizes[c], x.dtype)))
+                target += c
+                seen += c
+            g = np.einsum("%s->%s" % (",".join(s for s, _ in terms), target),
+                          *[a for _, a in terms])
+            grads.append(sum_to_shape(g, x.shape).astype(x.dtype))
+        return grads
+
+    def samples(self, rng):
+        yield Sample({"Operands": [rand(rng, 2, 3), rand(rng, 3, 4)]}, {"equation": "ij,jk->ik"})
+        yield Sample({"Operands": [rand(rng, 3, 3)]}, {"equation": "ii->i"})
+        yield Sample({"Operands": [rand(rng, 2, 3, 4), rand(rng, 4)]}, {"equation": "...j,j"})
+        yield Sample({"Operands": [rand(rng, 2, 3), rand(rng, 1, 3), rand(rng, 3)]},
+                     {"equation": "...i,...i,i->..."})
+        yield Sample({"Operands": [rand(rng, 2, 3)]}, {"equation": "ij->"})
