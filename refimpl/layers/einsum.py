@@ -1,0 +1,74 @@
+"""Tensor contractions of Paddle 3: paddle.einsum (its op, ops/einsum.py), and tensordot,
+inner, outer (ger) as einsum equations (3.3.1 composes them from reshape / transpose /
+matmul: the same values and gradients)."""
+from .common import append_op_out, check_variable
+from .tensor import reshape
+
+_LETTERS = "abcdefghijklmnopqrstuvwxyz"
+
+
+def einsum(equation, *operands):
+    """numpy.einsum's contraction of the operands (implicit output, ellipsis,
+    broadcasting); a list of tensors as the one operand argument is taken as the operands."""
+    if len(operands) == 1 and isinstance(operands[0], (list, tuple)):
+        operands = tuple(operands[0])
+    if not isinstance(equation, str):
+        raise TypeError("einsum: equation must be a str, got %s" % type(equation).__name__)
+    for i, x in enumerate(operands):
+        check_variable(x, "operands[%d]" % i, "einsum")
+    return append_op_out("einsum", {"Operands": list(operands)}, {"equation": equation})
+
+
+def _contraction(x, y, x_axes, y_axes, name):
+    nx, ny = len(x.shape), len(y.shape)
+    x_sub = list(_LETTERS[:nx])
+    y_sub = list(_LETTERS[nx:nx + ny])
+    for a, b in zip(x_axes, y_axes):
+        y_sub[b] = x_sub[a]
+    out = [c for i, c in enumerate(x_sub) if i not in x_axes] + \
+        [c for i, c in enumerate(y_sub) if i not in y_axes]
+    return einsum("%s,%s->%s" % ("".join(x_sub), "".join(y_sub), "".join(out)), x, y)
+
+
+def tensordot(x, y, axes=2, name=None):
+    """The sum over x's and y's paired axes: axes an int n (x's last n with y's first n),
+    or [x_axes, y_axes] (one list: the same axes of both)."""
+    check_variable(x, "x", "tensordot")
+    check_variable(y, "y", "tensordot")
+    nx, ny = len(x.shape), len(y.shape)
+    if isinstance(axes, int) and not isinstance(axes, bool):
+        if not 0 <= axes <= min(nx, ny):
+            raise ValueError("tensordot: axes %d must be in [0, %d] for x of rank %d and y of "
+                             "rank %d" % (axes, min(nx, ny), nx, ny))
+        x_axes, y_axes = list(range(nx - axes, nx)), list(range(axes))
+    else:
+        pairs = [list(a) if isinstance(a, (list, tuple)) else [a] for a in axes]
+        x_axes, y_axes = (pairs * 2)[:2] if len(pairs) == 1 else pairs[:2]
+        x_axes, y_axes = [a % nx for a in x_axes], [a % ny for a in y_axes]
+    for a, b in zip(x_axes, y_axes):
+        if -1 not in (x.shape[a], y.shape[b]) and x.shape[a] != y.shape[b]:
+            raise ValueError("tensordot: x's dim %d (%d) and y's dim %d (%d) differ"
+                             % (a, x.shape[a], b, y.shape[b]))
+    return _contraction(x, y, x_axes, y_axes, name)
+
+
+def inner(x, y, name=None):
+    """The sum of products over x's and y's last dims (0-D operands multiply)."""
+    check_variable(x, "x", "inner")
+    check_variable(y, "y", "inner")
+    if not x.shape or not y.shape:
+        return _contraction(x, y, [], [], name)
+    return _contraction(x, y, [len(x.shape) - 1], [len(y.shape) - 1], name)
+
+
+def outer(x, y, name=None):
+    """x flattened times y flattened: [x.numel(), y.numel()]."""
+    check_variable(x, "x", "outer")
+    check_variable(y, "y", "outer")
+    return _contraction(reshape(x, [-1]), reshape(y, [-1]), [], [], name)
+
+
+EXPORTS = {
+    "paddle": {"einsum": einsum, "tensordot": tensordot, "inner": inner, "outer": outer,
+               "ger": outer},
+}
