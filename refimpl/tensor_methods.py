@@ -14,7 +14,7 @@ from .framework.dtypes import to_numpy_dtype
 from .layers import exports, subscript
 from .layers.common import in_place
 
-__all__ = ["FUNCTION_METHODS", "methods", "attach"]
+__all__ = ["FUNCTION_METHODS", "LINALG_METHODS", "methods", "attach"]
 
 # paddle.<name>(x, ...) is also x.<name>(...): the tensor functions of the Paddle 2.0 API
 # index that Paddle patches onto Variable (paddle.tensor's linalg, math, logic,
@@ -37,6 +37,17 @@ FUNCTION_METHODS = (
     "square", "squeeze", "squeeze_", "stack", "stanh", "std", "strided_slice", "subtract",
     "sum", "t", "tan", "tanh", "tanh_", "tile", "topk", "trace", "transpose", "tril", "triu",
     "unbind", "unique", "unsqueeze", "unsqueeze_", "unstack", "var", "where",
+    # Paddle 3's (3.3.1's Tensor methods of the tensor functions added since 2.0)
+    "angle", "as_complex", "as_real", "inner", "outer", "polar", "renorm", "renorm_",
+    "tensordot", "view_as_complex", "view_as_real",
+)
+
+# x.<name>(...) is paddle.linalg.<name>(x, ...) (3.3.1's Tensor methods of paddle.linalg's
+# functions that the paddle namespace does not hold)
+LINALG_METHODS = (
+    "cholesky_inverse", "cholesky_solve", "cond", "eig", "eigvals", "eigvalsh",
+    "householder_product", "lstsq", "lu", "lu_unpack", "matrix_power", "multi_dot", "ormqr",
+    "pca_lowrank", "pinv", "qr", "slogdet", "solve", "svd_lowrank",
 )
 
 
@@ -170,6 +181,8 @@ def methods():
     """{name: function or property} that a Paddle 2.0 tensor class has."""
     functions = _paddle()
     table = {name: functions[name] for name in FUNCTION_METHODS}
+    linalg = exports("linalg")
+    table.update({name: linalg[name] for name in LINALG_METHODS})
     table["__abs__"] = functions["abs"]
     # numpy hands `array op x` and `np.float64(2) * x` to x's reflected operator (which
     # gives a tensor, as Paddle 2.0's __array_ufunc__ = None does) instead of computing

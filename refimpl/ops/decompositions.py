@@ -169,10 +169,12 @@ class _Eigh(OpDef):
 
     @staticmethod
     def backward(w, v, dw, dv, UPLO="L", **_):
-        # dA = V (diag(dw) + F * (V^T dV)) V^T, F_ij = 1 / (w_j - w_i)
+        # dA = V (diag(dw) + F * skew(V^T dV)) V^T, F_ij = 1 / (w_j - w_i): symmetric, as
+        # 3.3.1's (the gradient with respect to the symmetric matrix)
         inner = _diag(np.zeros_like(w) if dw is None else dw)
         if dv is not None:
-            inner = inner + _off_diagonal_reciprocal(w) * (_mT(v) @ dv)
+            vtdv = _mT(v) @ dv
+            inner = inner + _off_diagonal_reciprocal(w) * (vtdv - _mT(vtdv)) / 2
         return v @ inner @ _mT(v)
 
     samples = staticmethod(_symmetric_samples)
