@@ -74,7 +74,7 @@ def lu(x, pivot=True, get_infos=False, name=None):
     check_variable(x, "x", "lu")
     out, pivots, infos = append_op_outputs(
         "lu", {"X": x}, [("Out", x.dtype, False), ("Pivots", "int32", True),
-                         ("Infos", "int32", True)], {"pivot": bool(pivot)})
+                         ("Infos", "int32", True)], {"pivots": bool(pivot)})
     return (out, pivots, infos) if get_infos else (out, pivots)
 
 

@@ -40,9 +40,11 @@ def explicit(equation, ndims):
 
 @register
 class Einsum(OpDef):
+    """Out; InnerCache and XShape (3.3.1's op: its kernel's intermediates for the grad
+    op, which refimpl's does not need) are accepted and never written."""
     type = "einsum"
     inputs = ("Operands*",)
-    outputs = ("Out",)
+    outputs = ("Out", "InnerCache*?", "XShape*?")
     attrs = {"equation": ""}
     grad_inputs = ("Operands", "Out@GRAD")
 
@@ -69,7 +71,7 @@ class Einsum(OpDef):
     @staticmethod
     def forward(operands, equation=""):
         subs, out = explicit(equation, [x.ndim for x in operands])
-        return np.asarray(np.einsum("%s->%s" % (",".join(subs), out), *operands))
+        return np.asarray(np.einsum("%s->%s" % (",".join(subs), out), *operands)), None, None
 
     @staticmethod
     def backward(operands, dout, equation=""):

@@ -357,19 +357,19 @@ class Lu(OpDef):
     type = "lu"
     inputs = ("X",)
     outputs = ("Out", "Pivots", "Infos")
-    attrs = {"pivot": True}
+    attrs = {"pivots": True}
     grad_inputs = ("X", "Out", "Pivots", "Out@GRAD")
 
     def infer_shape(self, ctx):
         batch, (m, n) = _batch_and_matrix(ctx, "X")
         ctx.check_dtype("X", REAL)
-        ctx.expect(ctx.attr("pivot"), "lu without pivoting is not implemented on the CPU")
+        ctx.expect(ctx.attr("pivots"), "lu without pivoting is not implemented on the CPU")
         ctx.same_as("X", "Out")
         ctx.set_output("Pivots", list(batch) + [min(m, n) if min(m, n) >= 0 else -1], "int32")
         ctx.set_output("Infos", list(batch), "int32")
 
     @staticmethod
-    def forward(x, pivot=True):
+    def forward(x, pivots=True):
         out = np.empty_like(x)
         pivots = np.empty(x.shape[:-2] + (min(x.shape[-2:]),), np.int32)
         for i in np.ndindex(*x.shape[:-2]):
@@ -380,7 +380,7 @@ class Lu(OpDef):
         return out, pivots, infos
 
     @staticmethod
-    def backward(x, out, pivots, dout, pivot=True):
+    def backward(x, out, pivot_rows, dout, pivots=True):
         # square X = P L U: dX = P L^-T (tril(L^T dL, -1) + triu(dU U^T)) U^-T
         lower, upper = _unpack(out)
         dlower, dupper = np.tril(dout, -1), np.triu(dout)
@@ -388,7 +388,7 @@ class Lu(OpDef):
         core = _mT(np.linalg.solve(upper, _mT(np.linalg.solve(_mT(lower), inner))))
         dx = np.empty_like(x)
         for i in np.ndindex(*x.shape[:-2]):
-            dx[i] = _permutation(pivots[i], x.shape[-2], x.dtype) @ core[i]
+            dx[i] = _permutation(pivot_rows[i], x.shape[-2], x.dtype) @ core[i]
         return dx
 
     def samples(self, rng):
