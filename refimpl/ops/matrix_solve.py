@@ -40,8 +40,10 @@ class Determinant(OpDef):
 
     @staticmethod
     def backward(x, out, dout):
-        # d det(A) = det(A) tr(A^-1 dA)
-        return (dout * out)[..., None, None] * _mT(np.linalg.inv(x))
+        # d det(A) = det(A) tr(A^-1 dA); 0 for a singular A (as 3.3.1's kernel)
+        singular = out == 0
+        inverse = np.linalg.inv(np.where(singular[..., None, None], np.eye(x.shape[-1]), x))
+        return np.where(singular, 0, dout * out)[..., None, None] * _mT(inverse)
 
     def samples(self, rng):
         yield Sample({"Input": _well_conditioned(rng, 3)})
@@ -134,6 +136,20 @@ def _triangle(a, upper, unitriangular=False):
     return t
 
 
+def triangular_solve(t, b, lower):
+    """t^-1 b for triangular matrices t [.., n, n] (lower or upper) by substitution, as
+    LAPACK's trtrs (a general solve's pivoting loses digits on ill-conditioned factors);
+    batch dims broadcast."""
+    n = t.shape[-1]
+    batch = np.broadcast_shapes(t.shape[:-2], b.shape[:-2])
+    x = np.zeros(batch + b.shape[-2:], np.result_type(t, b))
+    for i in range(n) if lower else range(n - 1, -1, -1):
+        # the rows of x not solved yet are 0
+        done = np.einsum("...j,...jk->...k", t[..., i, :], x)
+        x[..., i, :] = (b[..., i, :] - done) / t[..., i, i, None]
+    return x
+
+
 def _solve_shape(ctx):
     """[batch..., n, k] of a solve of Y [..., n, k] by the square X [..., n, n]."""
     _square_batches(ctx, "X")
@@ -161,12 +177,12 @@ class TriangularSolve(OpDef):
     @staticmethod
     def forward(x, y, upper=True, transpose=False, unitriangular=False):
         a = _triangle(x, upper, unitriangular)
-        return np.linalg.solve(_mT(a) if transpose else a, y).astype(x.dtype)
+        return triangular_solve(_mT(a) if transpose else a, y, upper == transpose).astype(x.dtype)
 
     @staticmethod
     def backward(x, y, out, dout, upper=True, transpose=False, unitriangular=False):
         a = _triangle(x, upper, unitriangular)
-        dy = np.linalg.solve(a if transpose else _mT(a), dout)
+        dy = triangular_solve(a if transpose else _mT(a), dout, upper != transpose)
         da = -(out @ _mT(dy) if transpose else dy @ _mT(out))
         da = _triangle(da, upper)
         if unitriangular:
@@ -204,17 +220,19 @@ class CholeskySolve(OpDef):
                        ctx.input_dtype("X"))
 
     @staticmethod
-    def _matrix(y, upper):
+    def _solve(y, b, upper):
+        """A^-1 b by the two triangular solves of A's factor (LAPACK's potrs)."""
         f = _triangle(y, upper)
-        return _mT(f) @ f if upper else f @ _mT(f)
+        lower = _mT(f) if upper else f
+        return triangular_solve(_mT(lower), triangular_solve(lower, b, True), False)
 
     @staticmethod
     def forward(x, y, upper=False):
-        return np.linalg.solve(CholeskySolve._matrix(y, upper), x).astype(x.dtype)
+        return CholeskySolve._solve(y, x, upper).astype(x.dtype)
 
     @staticmethod
     def backward(x, y, out, dout, upper=False):
-        dx = np.linalg.solve(CholeskySolve._matrix(y, upper), dout)
+        dx = CholeskySolve._solve(y, dout, upper)
         da = -dx @ _mT(out)
         sym = da + _mT(da)
         f = _triangle(y, upper)
