@@ -31,9 +31,12 @@ def view_as_real(input):
 
 
 def polar(abs, angle, name=None):
-    """The complex tensor abs * (cos(angle) + i sin(angle))."""
-    check_variable(abs, "abs", "polar")
-    check_variable(angle, "angle", "polar")
+    """The complex tensor abs * (cos(angle) + i sin(angle)). A missing operand is an
+    AttributeError, as 3.3.1's (its dtype is read first)."""
+    for arg, v in (("abs", abs), ("angle", angle)):
+        if v is None:
+            raise AttributeError("polar: %s must be a Tensor, got None (it has no dtype)" % arg)
+        check_variable(v, arg, "polar")
     return as_complex(stack([_math["multiply"](abs, _math["cos"](angle)),
                              _math["multiply"](abs, _math["sin"](angle))], axis=-1),
                       name)

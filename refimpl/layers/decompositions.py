@@ -5,9 +5,11 @@ householder_product, ormqr, svd_lowrank, pca_lowrank."""
 import numpy as np
 
 from ..framework.dtypes import COMPLEX_OF
+from ..framework.errors import LayerAssertionError
 from ..framework.program import Variable
 from . import creation, math
 from .common import append_op_out, append_op_outputs, check_variable
+from .introspection import conj
 from .manipulation import eye, tril
 from .matrix_solve import swap_last
 from .tensor import unsqueeze, where
@@ -131,7 +133,7 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
 
 
 def _reflectors(x, tau):
-    """The full Q [.., m, m] = H_0 H_1 ... H_{k-1}, H_i = I - tau_i v_i v_i^T, v_i the
+    """The full Q [.., m, m] = H_0 H_1 ... H_{k-1}, H_i = I - tau_i v_i v_i^H, v_i the
     i-th column of x below the diagonal with a 1 on it (LAPACK's geqrf layout)."""
     m, k = x.shape[-2], tau.shape[-1]
     vectors = _math["add"](tril(x[..., :, :k], -1), eye(m, k, dtype=x.dtype))
@@ -139,29 +141,47 @@ def _reflectors(x, tau):
     for i in range(k):
         v = vectors[..., :, i:i + 1]
         step = _math["subtract"](eye(m, dtype=x.dtype),
-                             _math["multiply"](unsqueeze(tau[..., i:i + 1], [-1]),
-                                           math.matmul(v, swap_last(v))))
-        q = step if q is None else math.matmul(q, step)
+                                 _math["multiply"](unsqueeze(tau[..., i:i + 1], [-1]),
+                                                   _math["matmul"](v, _adjoint(v))))
+        q = step if q is None else _math["matmul"](q, step)
     return q
+
+
+def _adjoint(v):
+    """v's conjugate transpose (its transpose when real)."""
+    return swap_last(conj(v) if v.dtype.name in COMPLEX_OF.values() else v)
+
+
+def _check_reflectors(layer, x, tau):
+    """x [*, m, n] (m >= n) and tau [*, k] (k <= n) of one batch *, float or complex:
+    3.3.1's checks, its assertions as AssertionError (LayerAssertionError, a ValueError
+    in refimpl's terms) and its TypeError."""
+    check_variable(x, "x", layer)
+    check_variable(tau, "tau", layer)
+    for arg, v in (("x", x), ("tau", tau)):
+        if v.dtype.name not in ("float32", "float64", "complex64", "complex128"):
+            raise TypeError("%s: %s must be float32, float64, complex64 or complex128, got %s"
+                            % (layer, arg, v.dtype.name))
+    xs, ts = list(x.shape), list(tau.shape)
+    if len(xs) < 2 or len(ts) < 1 or len(xs) != len(ts) + 1 or xs[:-2] != ts[:-1] \
+            or xs[-2] < xs[-1] or ts[-1] > xs[-1]:
+        raise LayerAssertionError(
+            "%s: x must be [*, m, n] with m >= n and tau [*, k] with k <= n, the same *; got "
+            "x %s and tau %s" % (layer, xs, ts))
 
 
 def householder_product(x, tau, name=None):
     """The first n columns of the product of the Householder reflectors x and tau hold
-    (as geqrf leaves them): x [.., m, n] (m >= n), tau [.., k] (k <= n)."""
-    check_variable(x, "x", "householder_product")
-    check_variable(tau, "tau", "householder_product")
-    m, n = x.shape[-2:]
-    if m < n or tau.shape[-1] > n:
-        raise ValueError("householder_product: x [.., m, n] needs m >= n and tau at most n "
-                         "values, got x %s and tau %s" % (list(x.shape), list(tau.shape)))
-    return _reflectors(x, tau)[..., :, :n]
+    (as geqrf leaves them): x [*, m, n] (m >= n), tau [*, k] (k <= n)."""
+    _check_reflectors("householder_product", x, tau)
+    return _reflectors(x, tau)[..., :, :x.shape[-1]]
 
 
 def ormqr(x, tau, y, left=True, transpose=False, name=None):
     """Q @ y (left) or y @ Q, Q^T with transpose, for the Q of the reflectors x and tau
     hold (householder_product's, all m columns)."""
-    for arg, v in (("x", x), ("tau", tau), ("y", y)):
-        check_variable(v, arg, "ormqr")
+    _check_reflectors("ormqr", x, tau)
+    check_variable(y, "y", "ormqr")
     q = _reflectors(x, tau)
     if transpose:
         q = swap_last(q)

@@ -1,7 +1,7 @@
 """Tensor contractions of Paddle 3: paddle.einsum (its op, ops/einsum.py), and tensordot,
 inner, outer (ger) as einsum equations (3.3.1 composes them from reshape / transpose /
 matmul: the same values and gradients)."""
-from .common import append_op_out, check_variable
+from .common import append_op_out, check_static_dtype, check_variable
 from .tensor import reshape
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyz"
@@ -53,9 +53,10 @@ def tensordot(x, y, axes=2, name=None):
 
 
 def inner(x, y, name=None):
-    """The sum of products over x's and y's last dims (0-D operands multiply)."""
-    check_variable(x, "x", "inner")
-    check_variable(y, "y", "inner")
+    """The sum of products over x's and y's last dims (0-D operands multiply). A static
+    x / y must be float16 / float32 / float64 (3.3.1's check; eager ones are not checked)."""
+    for arg, v in (("x", x), ("y", y)):
+        check_static_dtype(v, arg, "inner", ("float16", "float32", "float64"))
     if not x.shape or not y.shape:
         return _contraction(x, y, [], [], name)
     return _contraction(x, y, [len(x.shape) - 1], [len(y.shape) - 1], name)

@@ -4,6 +4,7 @@ matrix norm over two axes), cond, and paddle.renorm. Composed from the 2.0 norm'
 (p_norm, frobenius_norm, reductions) and svd, as 3.3.1 composes them; renorm is its op."""
 import numpy as np
 
+from ..framework import mode
 from . import math
 from .common import append_op_out, check_variable, in_place
 from .decompositions import svdvals
@@ -73,8 +74,12 @@ def norm(x, p=None, axis=None, keepdim=False, name=None):
 def cond(x, p=None, name=None):
     """The condition number of square matrices in the norm p: None / 2 / -2 the ratio of
     the largest and smallest singular values (-2: its inverse), else 'fro', 'nuc', inf,
-    -inf, 1, -1: matrix_norm(x, p) * matrix_norm(inv(x), p)."""
+    -inf, 1, -1: matrix_norm(x, p) * matrix_norm(inv(x), p). An empty static x is a
+    ValueError (3.3.1's; an eager one gives an empty result)."""
     check_variable(x, "x", "cond")
+    if not mode.dynamic and 0 in x.shape:
+        raise ValueError("cond: only a nonempty x is supported in a static graph, got shape %s"
+                         % list(x.shape))
     if p is None or p in (2, -2):
         values = svdvals(x)
         largest, smallest = _math["max"](values, axis=-1), _math["min"](values, axis=-1)

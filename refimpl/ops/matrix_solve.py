@@ -209,13 +209,13 @@ class CholeskySolve(OpDef):
 
     def infer_shape(self, ctx):
         # Paddle's slots: X the right-hand sides, Y the factor
+        ctx.check_dtype("X", REAL)
+        ctx.check_dtype("Y", REAL)
         _square_batches(ctx, "Y")
         (xb, (n, k)), (yb, (n2, _)) = (_batch_and_matrix(ctx, "X"),
                                        _batch_and_matrix(ctx, "Y"))
         ctx.expect(_dims_match(n, n2), "X %r has %d rows but the factor Y %r is [%d, %d]"
                    % (ctx.input_var("X").name, n, ctx.input_var("Y").name, n2, n2))
-        ctx.check_dtype("X", REAL)
-        ctx.check_dtype("Y", REAL)
         ctx.set_output("Out", list(broadcast_shape(xb, yb, ctx)) + [n, k],
                        ctx.input_dtype("X"))
 
