@@ -129,7 +129,7 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
     kept = _math["greater_than"](magnitude, cutoff)
     inverted = where(kept, _math["divide"](creation.ones_like(values), values),
                      creation.zeros_like(values))
-    return math.matmul(_math["multiply"](v, unsqueeze(inverted, [-2])), swap_last(u), name=name)
+    return math.matmul(_math["multiply"](v, unsqueeze(inverted, [-2])), _adjoint(u), name=name)
 
 
 def _reflectors(x, tau):

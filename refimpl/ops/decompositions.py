@@ -4,11 +4,16 @@ and eigh / eigvalsh are the standard adjoints of the reduced factorizations (rea
 inputs)."""
 import numpy as np
 
-from ..framework.dtypes import COMPLEX_OF
-from ._common import rand
+from ..framework.dtypes import COMPLEX_OF, REAL_OF
+from ._common import COMPLEX, rand
 from .linalg_ops import _mT, _square_batches
 from .matrix_solve import REAL, _batch_and_matrix
 from .registry import OpDef, Sample, register
+
+
+def _mH(a):
+    """The conjugate transposes of a batch of matrices."""
+    return np.conj(_mT(a))
 
 
 def _diag(v):
@@ -155,27 +160,27 @@ class _Eigh(OpDef):
 
     def infer_shape(self, ctx):
         _square_batches(ctx, "X")
-        ctx.check_dtype("X", REAL)
+        ctx.check_dtype("X", REAL + COMPLEX)
         ctx.expect(ctx.attr("UPLO") in ("L", "U"), "attr UPLO must be 'L' or 'U', got %r"
                    % (ctx.attr("UPLO"),))
-        shape = ctx.input_shape("X")
-        ctx.set_output("Eigenvalues", shape[:-1], ctx.input_dtype("X"))
-        ctx.set_output("Eigenvectors", shape, ctx.input_dtype("X"))
+        shape, dtype = ctx.input_shape("X"), ctx.input_dtype("X")
+        ctx.set_output("Eigenvalues", shape[:-1], REAL_OF.get(dtype, dtype))
+        ctx.set_output("Eigenvectors", shape, dtype)
 
     @staticmethod
     def forward(x, UPLO="L", **_):
         w, v = np.linalg.eigh(x, UPLO=UPLO)
-        return w.astype(x.dtype), v.astype(x.dtype)
+        return w.astype(x.real.dtype), v.astype(x.dtype)
 
     @staticmethod
     def backward(w, v, dw, dv, UPLO="L", **_):
-        # dA = V (diag(dw) + F * skew(V^T dV)) V^T, F_ij = 1 / (w_j - w_i): symmetric, as
-        # 3.3.1's (the gradient with respect to the symmetric matrix)
-        inner = _diag(np.zeros_like(w) if dw is None else dw)
+        # dA = V (diag(dw) + F * skew(V^H dV)) V^H, F_ij = 1 / (w_j - w_i): Hermitian, as
+        # 3.3.1's (the gradient with respect to the Hermitian matrix)
+        inner = _diag(np.zeros_like(w) if dw is None else dw).astype(v.dtype)
         if dv is not None:
-            vtdv = _mT(v) @ dv
-            inner = inner + _off_diagonal_reciprocal(w) * (vtdv - _mT(vtdv)) / 2
-        return v @ inner @ _mT(v)
+            vhdv = _mH(v) @ dv
+            inner = inner + _off_diagonal_reciprocal(w) * (vhdv - _mH(vhdv)) / 2
+        return v @ inner @ _mH(v)
 
     samples = staticmethod(_symmetric_samples)
 
