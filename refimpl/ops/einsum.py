@@ -1,13 +1,15 @@
 """einsum: Out = numpy.einsum(equation, *Operands) (Paddle 3's paddle.einsum op).
 
-The gradient of operand i is an einsum too: Out@GRAD with the other operands, into
-operand i's subscripts, where a letter repeated in operand i (a diagonal) is paired with
-an identity matrix and a letter only operand i has (summed away) with a vector of ones;
-ellipsis dims an operand broadcast (size 1) sum back down."""
+An output subscript may repeat ('i,j->ii' puts the result on a diagonal, 3.3.1's
+"undiagonalize"). The gradient of operand i is an einsum too: Out@GRAD with the other
+operands, into operand i's subscripts, where a letter repeated in operand i (a diagonal)
+is paired with an identity matrix and a letter only operand i has (summed away) with a
+vector of ones; ellipsis dims an operand broadcast (size 1) sum back down; complex
+operands enter conjugated (Paddle's dL/dRe + i dL/dIm)."""
 import numpy as np
 
 from ..broadcasting import sum_to_shape
-from ._common import rand
+from ._common import conj, rand
 from .registry import OpDef, Sample, register
 
 _LETTERS = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -38,6 +40,35 @@ def explicit(equation, ndims):
     return subs, out
 
 
+def _sizes(terms):
+    """{letter: its size}: the largest over the terms (a size-1 dim broadcasts)."""
+    sizes = {}
+    for sub, x in terms:
+        for c, d in zip(sub, x.shape):
+            sizes[c] = max(sizes.get(c, 1), d)
+    return sizes
+
+
+def _contract(terms, target, sizes, dtype):
+    """numpy.einsum of terms [(subscripts, array)] into target, whose letters may repeat
+    (a diagonal: an identity ties a fresh letter to the first) or be in no term (taken as
+    broadcast: a vector of ones)."""
+    terms = list(terms)
+    seen = "".join(sub for sub, _ in terms)
+    spelled = ""
+    for c in target:
+        if c in spelled:
+            fresh = next(f for f in _LETTERS if f not in seen + spelled + target)
+            terms.append((c + fresh, np.eye(sizes[c], dtype=dtype)))
+            c = fresh
+        elif c not in seen:
+            terms.append((c, np.ones(sizes[c], dtype)))
+        spelled += c
+        seen += c
+    return np.einsum("%s->%s" % (",".join(sub for sub, _ in terms), spelled),
+                     *[a for _, a in terms])
+
+
 @register
 class Einsum(OpDef):
     """Out; InnerCache and XShape (3.3.1's op: its kernel's intermediates for the grad
@@ -62,7 +93,7 @@ class Einsum(OpDef):
                 known = sizes.get(c, 1)
                 ctx.expect(d in (1, -1) or known in (1, -1) or d == known,
                            "subscript %r is %d in Operands[%d] but %d before" % (c, d, i, known))
-                if d != 1 and known in (1, -1):
+                if c not in sizes or d != 1 and known in (1, -1):
                     sizes[c] = d
         for c in out:
             ctx.expect(c in sizes, "output subscript %r is in no operand" % c)
@@ -71,32 +102,18 @@ class Einsum(OpDef):
     @staticmethod
     def forward(operands, equation=""):
         subs, out = explicit(equation, [x.ndim for x in operands])
-        return np.asarray(np.einsum("%s->%s" % (",".join(subs), out), *operands)), None, None
+        terms = list(zip(subs, operands))
+        return np.asarray(_contract(terms, out, _sizes(terms), operands[0].dtype)), None, None
 
     @staticmethod
     def backward(operands, dout, equation=""):
         subs, out = explicit(equation, [x.ndim for x in operands])
-        sizes = {}
-        for sub, x in zip(subs, operands):
-            for c, d in zip(sub, x.shape):
-                sizes[c] = max(sizes.get(c, 1), d)
+        terms = list(zip(subs, operands))
+        sizes = _sizes(terms)
         grads = []
-        for i, (sub, x) in enumerate(zip(subs, operands)):
-            others = [(s, o) for j, (s, o) in enumerate(zip(subs, operands)) if j != i]
-            terms = [(out, dout)] + others
-            seen = "".join(s for s, _ in terms)
-            target = ""
-            for c in sub:
-                if c in target:     # a diagonal: a new letter tied to c by an identity
-                    fresh = next(f for f in _LETTERS if f not in seen + target + sub)
-                    terms.append((c + fresh, np.eye(sizes[c], dtype=x.dtype)))
-                    c = fresh
-                elif c not in seen:
-                    terms.append((c, np.ones(sizes[c], x.dtype)))
-                target += c
-                seen += c
-            g = np.einsum("%s->%s" % (",".join(s for s, _ in terms), target),
-                          *[a for _, a in terms])
+        for i, (sub, x) in enumerate(terms):
+            others = [(o, conj(a)) for o, a in terms[:i] + terms[i + 1:]]
+            g = _contract([(out, dout)] + others, sub, sizes, x.dtype)
             grads.append(sum_to_shape(g, x.shape).astype(x.dtype))
         return grads
 
@@ -107,3 +124,4 @@ class Einsum(OpDef):
         yield Sample({"Operands": [rand(rng, 2, 3), rand(rng, 1, 3), rand(rng, 3)]},
                      {"equation": "...i,...i,i->..."})
         yield Sample({"Operands": [rand(rng, 2, 3)]}, {"equation": "ij->"})
+        yield Sample({"Operands": [rand(rng, 2), rand(rng, 3)]}, {"equation": "i,j->iij"})
