@@ -1,6 +1,7 @@
 """Tensor contractions of Paddle 3: paddle.einsum (its op, ops/einsum.py), and tensordot,
 inner, outer (ger) as einsum equations (3.3.1 composes them from reshape / transpose /
 matmul: the same values and gradients)."""
+from ..framework.errors import LayerAssertionError
 from .common import append_op_out, check_static_dtype, check_variable
 from .tensor import reshape
 
@@ -16,7 +17,40 @@ def einsum(equation, *operands):
         raise TypeError("einsum: equation must be a str, got %s" % type(equation).__name__)
     for i, x in enumerate(operands):
         check_variable(x, "operands[%d]" % i, "einsum")
+    _check_equation(equation.replace(" ", ""), operands)
     return append_op_out("einsum", {"Operands": list(operands)}, {"equation": equation})
+
+
+def _check_equation(equation, operands):
+    """3.3.1's checks of the equation against the operands, its AssertionErrors and
+    messages (LayerAssertionError: a ValueError in refimpl's terms); a label's sizes
+    disagreeing is the op's error (a ValueError, as 3.3.1's)."""
+    def fail(message):
+        raise LayerAssertionError(message)
+    if not operands:
+        fail("Required at least one operand in Einsum API, but received 0 ")
+    if equation.count("->") > 1:
+        fail("Invalid equation: multiple `->` were found.")
+    lhs, arrow, rhs = equation.partition("->")
+    terms = lhs.split(",")
+    if len(terms) != len(operands):
+        fail("Invalid equation: the number of operands is %d, but found %d segments in the "
+             "label equation." % (len(operands), len(terms)))
+    for term in terms + ([rhs] if arrow else []):
+        bare = term.replace("...", "", 1)
+        if "." in bare:
+            fail("Invalid equation: `.` is found outside of an ellipsis.")
+        bad = [c for c in bare if not c.isalpha()]
+        if bad:
+            fail("Invalid equation: %s is not a valid label, which should be letters." % bad[0])
+    for term, x in zip(terms, operands):
+        labels = len(term.replace("...", ""))
+        if labels != len(x.shape) and not ("..." in term and labels <= len(x.shape)):
+            fail("Invalid equation: the label string '%s' misses dimensions." % term)
+    if arrow and "..." not in rhs and any(
+            "..." in t and len(x.shape) > len(t.replace("...", ""))
+            for t, x in zip(terms, operands)):
+        fail("Invalid equation: missing ellipsis in output labels.")
 
 
 def _contraction(x, y, x_axes, y_axes, name):

@@ -92,7 +92,8 @@ class Einsum(OpDef):
             for c, d in zip(sub, shape):
                 known = sizes.get(c, 1)
                 ctx.expect(d in (1, -1) or known in (1, -1) or d == known,
-                           "subscript %r is %d in Operands[%d] but %d before" % (c, d, i, known))
+                           "Same label have different shapes for label: `%s` (3.3.1's words): "
+                           "%d in Operands[%d] but %d before" % (c, d, i, known))
                 if c not in sizes or d != 1 and known in (1, -1):
                     sizes[c] = d
         for c in out:
