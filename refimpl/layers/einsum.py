@@ -2,6 +2,7 @@
 inner, outer (ger) as einsum equations (3.3.1 composes them from reshape / transpose /
 matmul: the same values and gradients)."""
 from ..framework.errors import LayerAssertionError
+from ..framework.program import Variable
 from .common import append_op_out, check_static_dtype, check_variable
 from .tensor import reshape
 
@@ -54,33 +55,61 @@ def _check_equation(equation, operands):
 
 
 def _contraction(x, y, x_axes, y_axes, name):
+    """The einsum summing x's x_axes against y's y_axes (pairwise); a pair where one dim
+    is 1 takes two letters, so the other dim is summed alone (3.3.1's broadcasting)."""
     nx, ny = len(x.shape), len(y.shape)
     x_sub = list(_LETTERS[:nx])
     y_sub = list(_LETTERS[nx:nx + ny])
     for a, b in zip(x_axes, y_axes):
-        y_sub[b] = x_sub[a]
+        if 1 not in (x.shape[a], y.shape[b]) or x.shape[a] == y.shape[b]:
+            y_sub[b] = x_sub[a]
     out = [c for i, c in enumerate(x_sub) if i not in x_axes] + \
         [c for i, c in enumerate(y_sub) if i not in y_axes]
     return einsum("%s,%s->%s" % ("".join(x_sub), "".join(y_sub), "".join(out)), x, y)
 
 
+def _ints(axes):
+    """axes (an int, a list, a Tensor) as Python ints."""
+    if isinstance(axes, Variable):
+        return axes.numpy().tolist()
+    return [int(a) for a in axes] if isinstance(axes, (list, tuple)) else int(axes)
+
+
 def tensordot(x, y, axes=2, name=None):
     """The sum over x's and y's paired axes: axes an int n (x's last n with y's first n),
-    or [x_axes, y_axes] (one list: the same axes of both)."""
+    a list of ints (the same axes of both), or [x_axes, y_axes] (one list: the same axes
+    of both; the shorter list continued with the longer one's tail); a Tensor of any of
+    these (eager). A pair where one dim is 1 sums the other dim."""
     check_variable(x, "x", "tensordot")
     check_variable(y, "y", "tensordot")
     nx, ny = len(x.shape), len(y.shape)
+    axes = _ints(axes) if isinstance(axes, Variable) else axes
     if isinstance(axes, int) and not isinstance(axes, bool):
-        if not 0 <= axes <= min(nx, ny):
-            raise ValueError("tensordot: axes %d must be in [0, %d] for x of rank %d and y of "
-                             "rank %d" % (axes, min(nx, ny), nx, ny))
+        if axes < 0:
+            raise LayerAssertionError("tensordot: axes %d must be non-negative" % axes)
+        if axes > min(nx, ny):
+            raise IndexError("tensordot: axes %d is more than the ranks of x (%d) and y (%d)"
+                             % (axes, nx, ny))
         x_axes, y_axes = list(range(nx - axes, nx)), list(range(axes))
     else:
-        pairs = [list(a) if isinstance(a, (list, tuple)) else [a] for a in axes]
-        x_axes, y_axes = (pairs * 2)[:2] if len(pairs) == 1 else pairs[:2]
-        x_axes, y_axes = [a % nx for a in x_axes], [a % ny for a in y_axes]
+        axes = list(axes)
+        if all(isinstance(a, int) for a in axes):
+            x_axes = y_axes = axes
+        else:
+            x_axes = _ints(axes[0])
+            y_axes = _ints(axes[1]) if len(axes) > 1 else x_axes
+            x_axes, y_axes = x_axes + y_axes[len(x_axes):], y_axes + x_axes[len(y_axes):]
+        if min(x_axes + y_axes, default=0) < 0 or len(x_axes) > nx or len(y_axes) > ny:
+            raise LayerAssertionError("tensordot: axes %s must be non-negative and at most "
+                                      "the ranks of x (%d) and y (%d)" % (axes, nx, ny))
+        if len(set(x_axes)) < len(x_axes) or len(set(y_axes)) < len(y_axes):
+            raise ValueError("tensordot: axes %s name an axis twice" % (axes,))
+        if max(x_axes, default=0) >= nx or max(y_axes, default=0) >= ny:
+            raise IndexError("tensordot: axes %s out of range for x of rank %d and y of rank "
+                             "%d" % (axes, nx, ny))
     for a, b in zip(x_axes, y_axes):
-        if -1 not in (x.shape[a], y.shape[b]) and x.shape[a] != y.shape[b]:
+        if -1 not in (x.shape[a], y.shape[b]) and 1 not in (x.shape[a], y.shape[b]) \
+                and x.shape[a] != y.shape[b]:
             raise ValueError("tensordot: x's dim %d (%d) and y's dim %d (%d) differ"
                              % (a, x.shape[a], b, y.shape[b]))
     return _contraction(x, y, x_axes, y_axes, name)
