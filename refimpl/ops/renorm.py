@@ -34,11 +34,12 @@ class Renorm(OpDef):
     @staticmethod
     def backward(x, dout, p=2.0, axis=-1, max_norm=1.0):
         norms, others, over, scale = _scales(x, p, axis, max_norm)
-        safe = np.where(over, norms, 1)
-        # d(x c / n) = c dx / n - c x / n^2 dn, dn = sign(x) |x|^(p-1) / n^(p-1)
-        dnorm = np.sum(dout * x, axis=others, keepdims=True) * max_norm / safe ** 2
-        shrink = np.where(over, dnorm * np.sign(x) * np.abs(x) ** (p - 1) / safe ** (p - 1), 0)
-        return (dout * scale - shrink).astype(x.dtype)
+        # d(x c / n) = (c / n) (dx - x (sum dx x) / n^p ...): over a slice scaled by
+        # s = c / n, dX = s (dOut - (sum dOut X) / n^p sign(X) |X|^(p-1)); in this order
+        # a constant dOut on a p = 1 slice cancels to 0 exactly (Paddle's test_renorm_op)
+        weight = np.sum(dout * x, axis=others, keepdims=True) / np.where(over, norms, 1) ** p
+        shrink = np.where(over, weight * np.sign(x) * np.abs(x) ** (p - 1), 0)
+        return (scale * (dout - shrink)).astype(x.dtype)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4, low=0.2, high=2.0)}, {"axis": 1, "max_norm": 1.5})
