@@ -5,7 +5,7 @@ inputs)."""
 import numpy as np
 
 from ..framework.dtypes import COMPLEX_OF, REAL_OF
-from ._common import COMPLEX, rand
+from ._common import COMPLEX, broadcast_shape, rand
 from .linalg_ops import _mT, _square_batches
 from .matrix_solve import REAL, _batch_and_matrix
 from .registry import OpDef, Sample, register
@@ -308,8 +308,8 @@ class Lstsq(OpDef):
 @register
 class MatrixRank(OpDef):
     """The number of singular values (eigenvalues' magnitudes with hermitian) above the
-    tolerance: TolTensor (broadcast over the batch) or tol, else (use_default_tol) eps
-    times max(m, n) times the largest. int64, shape X.shape[:-2]."""
+    tolerance: TolTensor (broadcast with the batch: Out's shape is theirs) or tol, else
+    (use_default_tol) eps times max(m, n) times the largest. int64, shape X.shape[:-2]."""
     type = "matrix_rank"
     inputs = ("X", "TolTensor?")
     outputs = ("Out",)
@@ -318,6 +318,8 @@ class MatrixRank(OpDef):
     def infer_shape(self, ctx):
         batch, _ = _batch_and_matrix(ctx, "X")
         ctx.check_dtype("X", REAL)
+        if ctx.has_input("TolTensor"):
+            batch = broadcast_shape(batch, ctx.input_shape("TolTensor"), ctx)
         ctx.set_output("Out", list(batch), "int64")
 
     @staticmethod
@@ -325,8 +327,7 @@ class MatrixRank(OpDef):
         s = np.abs(np.linalg.eigvalsh(x)) if hermitian else np.linalg.svd(x, compute_uv=False)
         top = s.max(-1, initial=0)
         if tol_tensor is not None:
-            cut = np.broadcast_to(tol_tensor.reshape(() if tol_tensor.size == 1 else
-                                                     tol_tensor.shape), top.shape)
+            cut = tol_tensor
         elif use_default_tol:
             cut = _rcond(-1, x) * top
         else:
