@@ -42,5 +42,5 @@ class Renorm(OpDef):
         return (scale * (dout - shrink)).astype(x.dtype)
 
     def samples(self, rng):
-        yield Sample({"X": rand(rng, 3, 4, low=0.2, high=2.0)}, {"axis": 1, "max_norm": 1.5})
+        yield Sample({"X": rand(rng, 3, 4, low=0.2, high=2.0)}, {"p": 2.0, "axis": 1, "max_norm": 1.5})
         yield Sample({"X": rand(rng, 2, 3, 2)}, {"p": 3.0, "axis": 0, "max_norm": 0.8})
