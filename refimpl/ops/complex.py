@@ -78,13 +78,10 @@ class Imag(_ComplexPart):
 
 
 @register
-class AsComplex(OpDef):
+class AsComplex(_ComplexPart):
     """Out[...] = X[..., 0] + i X[..., 1]: a float tensor whose last dim is 2 as the
     complex tensor of its precision."""
     type = "as_complex"
-    inputs = ("X",)
-    outputs = ("Out",)
-    grad_inputs = ("Out@GRAD",)
 
     def infer_shape(self, ctx):
         ctx.check_dtype("X", ("float32", "float64"))

@@ -21,18 +21,24 @@ def _batch_and_matrix(ctx, slot):
     return tuple(shape[:-2]), tuple(shape[-2:])
 
 
-@register
-class Determinant(OpDef):
-    """Out = det(Input) per matrix: shape Input.shape[:-2]."""
-    type = "determinant"
+class _Determinants(OpDef):
+    """One value per matrix of the square batch Input: Out is `lead` + Input.shape[:-2]."""
     inputs = ("Input",)
     outputs = ("Out",)
-    grad_inputs = ("Input", "Out", "Out@GRAD")
+    lead = []
 
     def infer_shape(self, ctx):
         _square_batches(ctx, "Input")
         ctx.check_dtype("Input", REAL)
-        ctx.set_output("Out", ctx.input_shape("Input")[:-2], ctx.input_dtype("Input"))
+        ctx.set_output("Out", self.lead + list(ctx.input_shape("Input")[:-2]),
+                       ctx.input_dtype("Input"))
+
+
+@register
+class Determinant(_Determinants):
+    """Out = det(Input) per matrix: shape Input.shape[:-2]."""
+    type = "determinant"
+    grad_inputs = ("Input", "Out", "Out@GRAD")
 
     @staticmethod
     def forward(x):
@@ -51,18 +57,11 @@ class Determinant(OpDef):
 
 
 @register
-class Slogdeterminant(OpDef):
+class Slogdeterminant(_Determinants):
     """Out = [sign, log|det|] of each matrix: shape [2] + Input.shape[:-2]."""
     type = "slogdeterminant"
-    inputs = ("Input",)
-    outputs = ("Out",)
     grad_inputs = ("Input", "Out@GRAD")
-
-    def infer_shape(self, ctx):
-        _square_batches(ctx, "Input")
-        ctx.check_dtype("Input", REAL)
-        ctx.set_output("Out", [2] + list(ctx.input_shape("Input")[:-2]),
-                       ctx.input_dtype("Input"))
+    lead = [2]
 
     @staticmethod
     def forward(x):
@@ -247,19 +246,23 @@ class CholeskySolve(OpDef):
         yield Sample({"X": rand(rng, 2, 3, 1), "Y": lower.T.copy()}, {"upper": True})
 
 
-@register
-class MatrixPower(OpDef):
-    """Out = X^n per square matrix (n < 0: the inverse's power, n = 0: the identity)."""
-    type = "matrix_power"
+class _SquareMatrices(OpDef):
+    """A real square batch X in, Out of its shape."""
     inputs = ("X",)
     outputs = ("Out",)
-    attrs = {"n": 1}
     grad_inputs = ("X", "Out@GRAD")
 
     def infer_shape(self, ctx):
         _square_batches(ctx, "X")
         ctx.check_dtype("X", REAL)
         ctx.same_as("X", "Out")
+
+
+@register
+class MatrixPower(_SquareMatrices):
+    """Out = X^n per square matrix (n < 0: the inverse's power, n = 0: the identity)."""
+    type = "matrix_power"
+    attrs = {"n": 1}
 
     @staticmethod
     def forward(x, n=1):
@@ -480,18 +483,10 @@ def _expm(a):
 
 
 @register
-class MatrixExp(OpDef):
+class MatrixExp(_SquareMatrices):
     """Out = exp(X) of each square matrix. 3.3.1 composes paddle.linalg.matrix_exp from
     its Padé steps (no op of its own); refimpl's one op is that function."""
     type = "matrix_exp"
-    inputs = ("X",)
-    outputs = ("Out",)
-    grad_inputs = ("X", "Out@GRAD")
-
-    def infer_shape(self, ctx):
-        _square_batches(ctx, "X")
-        ctx.check_dtype("X", REAL)
-        ctx.same_as("X", "Out")
 
     @staticmethod
     def forward(x):
