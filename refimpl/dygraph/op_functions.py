@@ -254,6 +254,9 @@ SIGNATURES = {
         "normalize=False ignore_index=-100", "Out"),
     "squared_l2_norm": ("squared_l2_norm", "x:X", "Out"),
     "accuracy": ("accuracy", "x:Out indices:Indices label:Label", "Accuracy Correct Total"),
+    # linear algebra (einsum's InnerCache and XShape, 3.3.1's kernel intermediates,
+    # come back without a value: refimpl's op never writes them)
+    "einsum": ("einsum", "x:Operands equation", "Out InnerCache XShape"),
 }
 
 _DTYPE_ATTRS = ("dtype", "out_dtype")

@@ -72,7 +72,7 @@ def _contract(terms, target, sizes, dtype):
 @register
 class Einsum(OpDef):
     """Out; InnerCache and XShape (3.3.1's op: its kernel's intermediates for the grad
-    op, which refimpl's does not need) are accepted and never written."""
+    op, which refimpl's does not need) are accepted and written empty ([0] each)."""
     type = "einsum"
     inputs = ("Operands*",)
     outputs = ("Out", "InnerCache*?", "XShape*?")
@@ -99,12 +99,16 @@ class Einsum(OpDef):
         for c in out:
             ctx.expect(c in sizes, "output subscript %r is in no operand" % c)
         ctx.set_output("Out", [sizes[c] for c in out], ctx.input_dtype("Operands"))
+        for slot in ("InnerCache", "XShape"):
+            ctx.set_output(slot, [0], ctx.input_dtype("Operands"))
 
     @staticmethod
     def forward(operands, equation=""):
         subs, out = explicit(equation, [x.ndim for x in operands])
         terms = list(zip(subs, operands))
-        return np.asarray(_contract(terms, out, _sizes(terms), operands[0].dtype)), None, None
+        empty = [np.zeros((0,), operands[0].dtype) for _ in operands]
+        return (np.asarray(_contract(terms, out, _sizes(terms), operands[0].dtype)), empty,
+                list(empty))
 
     @staticmethod
     def backward(operands, dout, equation=""):
