@@ -76,6 +76,7 @@ class Einsum(OpDef):
     type = "einsum"
     inputs = ("Operands*",)
     outputs = ("Out", "InnerCache*?", "XShape*?")
+    internal_outputs = ("InnerCache", "XShape")
     attrs = {"equation": ""}
     grad_inputs = ("Operands", "Out@GRAD")
 
