@@ -4,7 +4,7 @@ triangular_solve, cholesky_solve, cholesky_inverse, lu, lu_unpack, lu_solve,
 matrix_power, multi_dot, matrix_exp. One op each where 3.3.1 runs one kernel
 (ops/matrix_solve.py); cholesky_inverse and lu_solve are composed from them."""
 from .common import append_op_out, append_op_outputs, check_variable
-from .linalg import cholesky, inverse
+from .linalg import inverse
 from .math import matmul
 from .tensor import transpose
 
@@ -129,5 +129,5 @@ EXPORTS = {
                "triangular_solve": triangular_solve, "cholesky_solve": cholesky_solve,
                "cholesky_inverse": cholesky_inverse, "lu": lu, "lu_unpack": lu_unpack,
                "lu_solve": lu_solve, "matrix_power": matrix_power, "multi_dot": multi_dot,
-               "matrix_exp": matrix_exp, "cholesky": cholesky}
+               "matrix_exp": matrix_exp}
 }
