@@ -329,5 +329,20 @@ def test_bad_input_gets_refimpls_errors():
         paddle.as_complex(paddle.to_tensor(A))
 
 
+@pytest.mark.parametrize("version, spectral", [("2.0", False), ("3", True)])
+def test_paddle_norm_by_profile(paddle_version, recorded, version, spectral):
+    """paddle.norm of a number p over two axes: Paddle 2.0's vector norm of the elements,
+    3.3.1's matrix norm (paddle.linalg.norm, which 3.3.1's paddle.norm is: 2 is the
+    largest singular value, its recorded norm_2 case); p None is the Frobenius norm in
+    both."""
+    import refimpl as paddle
+    with paddle_version(version):
+        x = paddle.to_tensor(A)
+        two = float(paddle.norm(x, 2, axis=[0, 1]).numpy())
+        assert float(x.norm().numpy()) == pytest.approx(np.linalg.norm(A))
+    assert two == pytest.approx(np.linalg.norm(A, 2) if spectral else np.linalg.norm(A))
+    assert (two == pytest.approx(recorded["norm_2"]["values"][0])) == spectral
+
+
 if __name__ == "__main__":
     record(sys.argv[1])

@@ -4,6 +4,7 @@ matrix norm over two axes), cond, and paddle.renorm. Composed from the 2.0 norm'
 (p_norm, frobenius_norm, reductions) and svd, as 3.3.1 composes them; renorm is its op."""
 import numpy as np
 
+from .. import versions
 from ..framework import mode
 from . import math
 from .common import append_op_out, check_variable, in_place
@@ -71,6 +72,15 @@ def norm(x, p=None, axis=None, keepdim=False, name=None):
     return vector_norm(x, 2.0 if p is None else p, axes, keepdim, name)
 
 
+def paddle_norm(x, p=None, axis=None, keepdim=False, name=None):
+    """paddle.norm: Paddle 2.0's (p None: 'fro'; a number p a vector norm over any axes)
+    or, under 3 (switch `paddle_norm`), 3.3.1's, which is paddle.linalg.norm (a number p
+    over two axes a matrix norm: 2 the spectral norm; 'nuc')."""
+    if versions.switch("paddle_norm") == "linalg":
+        return norm(x, p, axis, keepdim, name)
+    return _paddle20_norm(x, "fro" if p is None else p, axis, keepdim, name)
+
+
 def cond(x, p=None, name=None):
     """The condition number of square matrices in the norm p: None / 2 / -2 the ratio of
     the largest and smallest singular values (-2: its inverse), else 'fro', 'nuc', inf,
@@ -103,5 +113,5 @@ renorm_ = in_place(renorm, "renorm_")
 EXPORTS = {
     "linalg": {"vector_norm": vector_norm, "matrix_norm": matrix_norm, "norm": norm,
                "cond": cond},
-    "paddle": {"renorm": renorm, "renorm_": renorm_},
+    "paddle": {"renorm": renorm, "renorm_": renorm_, "norm": paddle_norm},
 }
