@@ -43,7 +43,7 @@ from . import (framework, static, fluid, nn, optimizer, regularizer, metric, dis
                incubate, vision, text, jit, io, utils, distribution, inference)
 from .static.io import paddle_load as load
 from . import reader, dataset, compat, pir_utils, version, sysconfig, complex, base, pir
-from . import _C_ops, _legacy_C_ops, autograd, decomposition
+from . import _C_ops, _legacy_C_ops, autograd, decomposition, linalg
 from .reader import batch
 from .fluid.flags import get_flags, set_flags
 

@@ -14,7 +14,7 @@ from .framework.dtypes import to_numpy_dtype
 from .layers import exports, subscript
 from .layers.common import in_place, in_place_broadcast
 
-__all__ = ["FUNCTION_METHODS", "methods", "attach"]
+__all__ = ["FUNCTION_METHODS", "LINALG_METHODS", "methods", "attach"]
 
 # paddle.<name>(x, ...) is also x.<name>(...): the tensor functions of the Paddle 2.0 API
 # index that Paddle patches onto Variable (paddle.tensor's linalg, math, logic,
@@ -37,6 +37,18 @@ FUNCTION_METHODS = (
     "square", "squeeze", "squeeze_", "stack", "stanh", "std", "strided_slice", "subtract",
     "sum", "t", "tan", "tanh", "tanh_", "tile", "topk", "trace", "transpose", "tril", "triu",
     "unbind", "unique", "unsqueeze", "unsqueeze_", "unstack", "var", "where",
+    # Paddle 3's (3.3.1's Tensor methods of the tensor functions added since 2.0)
+    "angle", "as_complex", "as_real", "inner", "outer", "polar", "renorm", "renorm_",
+    "tensordot", "view_as_complex", "view_as_real",
+)
+
+# x.<name>(...) is paddle.linalg.<name>(x, ...) (3.3.1's Tensor methods of paddle.linalg's
+# functions that the paddle namespace does not hold)
+LINALG_METHODS = (
+    "cholesky_inverse", "cholesky_solve", "cond", "eig", "eigvals", "eigvalsh",
+    "householder_product", "lstsq", "lu", "lu_unpack", "matrix_power", "multi_dot", "ormqr",
+    "pca_lowrank", "pinv", "qr", "slogdet", "solve", "svd_lowrank",
+    "corrcoef", "cov",      # (s19stats' functions)
 )
 
 # Paddle 3's statistics, scans and searches as methods (3.3.1's Tensor has them; x.cov /
@@ -47,7 +59,6 @@ STATISTICS_METHODS = (
     "histogramdd", "kthvalue", "logcumsumexp", "mode", "msort", "nanmean", "nanmedian",
     "nanquantile", "nansum", "quantile", "reduce_as", "trapezoid", "unique_consecutive",
 )
-LINALG_METHODS = ("corrcoef", "cov")
 
 
 # x.<name>_(...) is x.<name>(...) in place (Paddle 3's in-place methods, 3.3.1's names):

@@ -193,6 +193,10 @@ SWITCHES = {
     # measured; 2.0's dist_op.h the same), or 3.3.1's, which runs p_norm's: the root 1.0f / p
     # in float32, 1e-12 added to out^(p-1) in the gradient (measured in float64)
     "dist_kernel": {"1.8": "dist", "2.0": "dist", "3": "p_norm"},
+    # paddle.norm: Paddle 2.0's (p 'fro' by default; a number p over any axes a vector
+    # norm) or 3.3.1's, which is paddle.linalg.norm (p None; a number p over two axes a
+    # matrix norm, 'nuc'; measured)
+    "paddle_norm": {"1.8": "2.0", "2.0": "2.0", "3": "linalg"},
     # selu's gradient where out <= 0: out + float32(scale * alpha) rounded to float32 (1.8.5
     # measured: its kernel's float temporary; 2.0's selu_op.h the same), or kept in the
     # input's dtype (3.3.1 measured)

@@ -60,6 +60,7 @@ _VAR_TYPES = {"bool": "BOOL", "int8": "INT8", "int16": "INT16", "int32": "INT32"
 _BY_NAME = {name: DType(name, vt) for name, vt in _VAR_TYPES.items()}
 # the real dtype of each complex one (|x|, real(x), imag(x))
 REAL_OF = {"complex64": "float32", "complex128": "float64"}
+COMPLEX_OF = {real: cplx for cplx, real in REAL_OF.items()}
 _BY_VAR_TYPE = {vt: _BY_NAME[name] for name, vt in _VAR_TYPES.items()}
 
 

@@ -1,5 +1,6 @@
 """Linear algebra layers of the Paddle 2.0 API: trace, kron, cross, mv, addmm, inverse,
-cholesky, dist, norm. norm's p-norms are composed from existing ops (abs, pow, reduce_*),
+cholesky, dist, norm (paddle.norm is layers/matrix_norms.py's, which runs this one under
+Paddle 2.0's rules). norm's p-norms are composed from existing ops (abs, pow, reduce_*),
 so their gradients come from those ops."""
 import numpy as np
 
@@ -91,5 +92,5 @@ _abs = math._paddle_unary("abs")
 
 EXPORTS = {
     "paddle": {"trace": trace, "kron": kron, "cross": cross, "mv": mv, "addmm": addmm,
-               "inverse": inverse, "cholesky": cholesky, "dist": dist, "norm": norm},
+               "inverse": inverse, "cholesky": cholesky, "dist": dist},
 }

@@ -4,7 +4,7 @@ Gradients follow Paddle's convention for a real loss L: dL/dx = dL/dRe x + i dL/
 real's gradient is dOut + 0i, imag's is 0 + i dOut, conj's is conj(dOut)."""
 import numpy as np
 
-from ..framework.dtypes import REAL_OF
+from ..framework.dtypes import COMPLEX_OF, REAL_OF
 from ._common import COMPLEX, rand
 from .registry import OpDef, Sample, register
 
@@ -75,3 +75,76 @@ class Imag(_ComplexPart):
     @staticmethod
     def backward(dout):
         return 1j * _as_complex(dout)
+
+
+@register
+class AsComplex(_ComplexPart):
+    """Out[...] = X[..., 0] + i X[..., 1]: a float tensor whose last dim is 2 as the
+    complex tensor of its precision."""
+    type = "as_complex"
+
+    def infer_shape(self, ctx):
+        ctx.check_dtype("X", ("float32", "float64"))
+        x = ctx.input_var("X")
+        ctx.expect(len(x.shape) >= 1 and x.shape[-1] in (2, -1),
+                   "X %r must have a last dim of 2, got shape %s" % (x.name, list(x.shape)))
+        ctx.set_output("Out", x.shape[:-1], COMPLEX_OF[x.dtype.name])
+
+    @staticmethod
+    def forward(x):
+        return x[..., 0] + 1j * x[..., 1]
+
+    @staticmethod
+    def backward(dout):
+        return np.stack([dout.real, dout.imag], axis=-1)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 2)}, grad=False)   # a complex Out: tests/test_linalg.py
+
+
+@register
+class AsReal(_ComplexPart):
+    """Out[..., 0] = Re X, Out[..., 1] = Im X."""
+    type = "as_real"
+
+    def infer_shape(self, ctx):
+        ctx.check_dtype("X", COMPLEX)
+        x = ctx.input_var("X")
+        ctx.set_output("Out", list(x.shape) + [2], REAL_OF[x.dtype.name])
+
+    @staticmethod
+    def forward(x):
+        return np.stack([x.real, x.imag], axis=-1)
+
+    @staticmethod
+    def backward(dout):
+        return dout[..., 0] + 1j * dout[..., 1]
+
+
+@register
+class Angle(OpDef):
+    """Out = the argument of X in (-pi, pi] (a real X: 0, or pi where negative), in X's
+    real dtype; its gradient dOut i X / |X|^2 (0 where X is 0, and for a real X)."""
+    type = "angle"
+    inputs = ("X",)
+    outputs = ("Out",)
+    grad_inputs = ("X", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        ctx.set_output("Out", x.shape, REAL_OF.get(x.dtype.name, x.dtype.name))
+
+    @staticmethod
+    def forward(x):
+        return np.angle(x).astype(x.real.dtype)
+
+    @staticmethod
+    def backward(x, dout):
+        if x.dtype.kind != "c":
+            return np.zeros_like(x)
+        magnitude = np.abs(x) ** 2
+        return np.where(magnitude == 0, 0, dout * 1j * x / np.where(magnitude == 0, 1, magnitude))
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 3)})
+        yield Sample({"X": _complex_sample(rng, 3)}, grad=False)
