@@ -175,9 +175,8 @@ def methods():
     """{name: function or property} that a Paddle 2.0 tensor class has."""
     functions = _paddle()
     table = {name: functions[name] for name in FUNCTION_METHODS + STATISTICS_METHODS}
-    table.update({name: exports("linalg")[name] for name in LINALG_METHODS})
-    # the methods layer modules export as such (Paddle 3's, e.g. x.acosh(), x.lerp_(y))
-    table.update(exports("Tensor"))
+    linalg = exports("linalg")
+    table.update({name: linalg[name] for name in LINALG_METHODS})
     table["__abs__"] = functions["abs"]
     # numpy hands `array op x` and `np.float64(2) * x` to x's reflected operator (which
     # gives a tensor, as Paddle 2.0's __array_ufunc__ = None does) instead of computing
@@ -186,10 +185,10 @@ def methods():
     table.update({name + "_": in_place(functions[name], name + "_") for name in INPLACE_UNARY})
     table.update({name + "_": in_place_broadcast(functions[name], name + "_")
                   for name in INPLACE_BINARY})
-    table.update(exports("Tensor"))   # methods a layers module declares (Paddle 3's)
     table.update(_OPERATORS)
     table.update(_PLAIN)
-    table.update(exports("Tensor"))     # Paddle 3's methods that are no tensor function
+    # the methods layer modules declare (Paddle 3's: x.acosh(), x.lerp_(y), x.float(), ...)
+    table.update(exports("Tensor"))
     table.update({name: property(getter) for name, getter in _PROPERTIES.items()})
     return table
 

@@ -244,7 +244,7 @@ def nan_to_num(x, nan=0.0, posinf=None, neginf=None, name=None):
     return tensor.where(negative, _filled(x, neginf), out, name=name)
 
 
-def exact_constant(x, value):
+def exact_scalar_like(x, value):
     """`value` in x's dtype, held exactly (fill_constant's text value: a FLOAT attribute,
     full_like's or scale's, would round it where the profile rounds, a float64's extremes
     to inf): a [1] tensor, 0-D for a 0-D x, so that it broadcasts to x's shape."""
@@ -253,9 +253,9 @@ def exact_constant(x, value):
 
 
 def _filled(x, value):
-    """A tensor of x's shape and dtype holding `value` exactly (0 + exact_constant: x's
+    """A tensor of x's shape and dtype holding `value` exactly (0 + exact_scalar_like: x's
     shape as the program knows it)."""
-    return _P["add"](creation.zeros_like(x), exact_constant(x, value))
+    return _P["add"](creation.zeros_like(x), exact_scalar_like(x, value))
 
 
 def neg(x, name=None):

@@ -4,7 +4,7 @@ is written into), div's rounding_mode, sub's alpha. specs/ops/special_functions.
 from ..framework.program import Variable
 from . import math as math_layers
 from .common import check_variable, in_place, in_place_broadcast
-from .elementwise_math import exact_constant, trunc, written
+from .elementwise_math import exact_scalar_like, trunc, written
 
 _P = math_layers.EXPORTS["paddle"]
 _FLOATS = ("float16", "float32", "float64", "complex64", "complex128")
@@ -16,7 +16,7 @@ def _operand(x, y, api):
     if isinstance(y, Variable):
         return y
     if isinstance(y, (bool, int, float)):
-        return exact_constant(x, y)
+        return exact_scalar_like(x, y)
     raise TypeError("%s: y must be a Tensor or a number, got %s" % (api, type(y).__name__))
 
 

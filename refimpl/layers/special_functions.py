@@ -10,7 +10,7 @@ import numpy as np
 from ..framework import mode
 from . import creation, math as math_layers, tensor
 from .common import append_op_out, check_dtype, in_place, in_place_broadcast
-from .elementwise_math import as_floating, check_operand, exact_constant, written
+from .elementwise_math import as_floating, check_operand, exact_scalar_like, written
 
 _P = math_layers.EXPORTS["paddle"]
 
@@ -66,21 +66,22 @@ def _check_nonnegative(v, arg, api):
                          % (api, arg))
 
 
+def _gammaincc(x, y, name, api):
+    for arg, v in (("x", x), ("y", y)):
+        check_operand(v, arg, api)
+        check_dtype(v, arg, api, ("float32", "float64"))
+        _check_nonnegative(v, arg, api)
+    return append_op_out("gammaincc", {"x": [x], "y": [y]}, None, name, out_slot="out")
+
+
 def gammaincc(x, y, name=None):
     """The regularized upper incomplete gamma function Q(x, y)."""
-    for arg, v in (("x", x), ("y", y)):
-        check_operand(v, arg, "gammaincc")
-        check_dtype(v, arg, "gammaincc", ("float32", "float64"))
-        _check_nonnegative(v, arg, "gammaincc")
-    return append_op_out("gammaincc", {"x": [x], "y": [y]}, None, name, out_slot="out")
+    return _gammaincc(x, y, name, "gammaincc")
 
 
 def gammainc(x, y, name=None):
     """The regularized lower incomplete gamma function P(x, y) = 1 - Q(x, y)."""
-    for arg, v in (("x", x), ("y", y)):
-        check_dtype(v, arg, "gammainc", ("float32", "float64"))
-        _check_nonnegative(v, arg, "gammainc")
-    return math_layers.scale(gammaincc(x, y), -1.0, 1.0, name=name)
+    return math_layers.scale(_gammaincc(x, y, None, "gammainc"), -1.0, 1.0, name=name)
 
 
 def multigammaln(x, p, name=None):
@@ -91,9 +92,7 @@ def multigammaln(x, p, name=None):
         raise AssertionError("multigammaln: p must be >= 1, got %s" % p)
     halves = math_layers.cast(creation.assign(np.arange(0, -p, -1) / 2), x.dtype)
     terms = lgamma(_P["add"](tensor.unsqueeze(x, -1), halves))
-    # the constant shared among the p terms: fill_constant holds it exactly (scale's bias,
-    # a FLOAT attribute, would round it where the profile rounds)
-    share = creation.fill_constant([p], x.dtype, (p - 1) / 4 * math.log(math.pi))
+    share = exact_scalar_like(x, (p - 1) / 4 * math.log(math.pi))   # (the p terms' own)
     return math_layers.paddle_sum(_P["add"](terms, share), axis=-1, name=name)
 
 
@@ -102,7 +101,7 @@ def sinc(x, name=None):
     check_dtype(x, "x", "sinc", ("float16", "float32", "float64"))
     at_zero = _P["equal"](x, creation.zeros_like(x))
     ones = creation.ones_like(x)
-    pi_x = tensor.where(at_zero, ones, _P["multiply"](x, exact_constant(x, math.pi)))
+    pi_x = tensor.where(at_zero, ones, _P["multiply"](x, exact_scalar_like(x, math.pi)))
     return tensor.where(at_zero, ones, _P["divide"](_P["sin"](pi_x), pi_x), name=name)
 
 
