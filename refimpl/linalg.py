@@ -4,14 +4,13 @@ matrix_norms.py), plus the functions it shares with the paddle namespace (3.3.1'
 paddle.linalg.matmul is paddle.matmul, ...). specs/linalg.md."""
 from .layers import exports as _exports
 
-# the functions paddle.linalg holds under their paddle.<name>: the paddle namespace's
-# (some are other modules' concepts: cov / corrcoef statistics, diagonal /
-# matrix_transpose indexing, vecdot, fp8_fp8_half_gemm_fused GPU-only and not here)
-SHARED_WITH_PADDLE = ("cholesky", "cross", "matmul", "eigvalsh", "diagonal", "matrix_transpose",
-                      "vecdot", "cov", "corrcoef")
+# the functions paddle.linalg holds under their paddle.<name> that no layers module
+# exports to "linalg" (diagonal / matrix_transpose are indexing's; the statistics' cov,
+# corrcoef and vecdot are exported there; fp8_fp8_half_gemm_fused is GPU-only, not here)
+SHARED_WITH_PADDLE = ("cholesky", "cross", "matmul", "diagonal", "matrix_transpose")
 
 _paddle = _exports("paddle")
-globals().update({name: _paddle[name] for name in SHARED_WITH_PADDLE if name in _paddle})
+globals().update({name: _paddle[name] for name in SHARED_WITH_PADDLE})
 globals().update(_exports("linalg"))
 del _paddle
 

@@ -106,8 +106,11 @@ def thresholded_relu(x, threshold=1.0, value=0.0, name=None):
 def silu(x, inplace=False, name=None):
     """x sigmoid(x); `inplace` makes an eager x the result (layers.common.in_place)."""
     if inplace:
-        return in_place(silu, "silu")(x, name=name)
+        return _silu_in_place(x, name=name)
     return unary("silu", x, None, name)
+
+
+_silu_in_place = in_place(silu, "silu")
 
 
 def celu(x, alpha=1.0, name=None):

@@ -14,17 +14,10 @@ from .creation import full_like
 from .manipulation import triu
 from .math import matmul, scale as scaled
 from .norm import dropout
-from .tensor import expand, flatten, squeeze, transpose, unsqueeze, where
+from .reshaping import repeat_interleave
+from .tensor import squeeze, transpose, unsqueeze, where
 
 CAUSAL_MASK = -1e4   # 3.3.1's get_triangle_upper_mask value
-
-
-def _repeat_heads(x, repeats):
-    """[B, S, H, D] -> [B, S, H repeats, D], each head `repeats` times in a row."""
-    if repeats == 1:
-        return x
-    b, s, h, d = x.shape
-    return flatten(expand(unsqueeze(x, [3]), [b, s, h, repeats, d]), 2, 3)
 
 
 def _check_heads(query, key, value, enable_gqa):
@@ -57,7 +50,8 @@ def scaled_dot_product_attention(query, key, value, attn_mask=None, dropout_p=0.
     if not batched:
         query, key, value = (unsqueeze(a, [0]) for a in (query, key, value))
     repeats = _check_heads(query, key, value, enable_gqa)
-    key, value = _repeat_heads(key, repeats), _repeat_heads(value, repeats)
+    if repeats > 1:     # each of key / value's heads serves `repeats` query heads
+        key, value = (repeat_interleave(t, repeats, axis=2) for t in (key, value))
     head_dim = query.shape[-1]
     factor = scale or (head_dim ** -0.5 if head_dim else 1.0)
     query, key, value = (transpose(a, [0, 2, 1, 3]) for a in (query, key, value))

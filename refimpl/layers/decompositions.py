@@ -2,7 +2,6 @@
 svd, svdvals, eig, eigvals, eigh, eigvalsh, lstsq, matrix_rank (one op each,
 ops/decompositions.py), and what 3.3.1 composes from them in Python: pinv,
 householder_product, ormqr, svd_lowrank, pca_lowrank."""
-import numpy as np
 
 from ..framework.dtypes import COMPLEX_OF
 from ..framework.errors import LayerAssertionError
@@ -11,7 +10,7 @@ from . import creation, math
 from .common import append_op_out, append_op_outputs, check_variable
 from .introspection import conj
 from .manipulation import eye, tril
-from .matrix_solve import swap_last
+from .reshaping import matrix_transpose
 from .tensor import unsqueeze, where
 
 
@@ -124,7 +123,7 @@ def pinv(x, rcond=1e-15, hermitian=False, name=None):
         v, magnitude = u, _math["abs"](values)
     else:
         u, values, vh = svd(x)
-        v, magnitude = swap_last(vh), values
+        v, magnitude = matrix_transpose(vh), values
     cutoff = _math["max"](magnitude, axis=-1, keepdim=True) * rcond
     kept = _math["greater_than"](magnitude, cutoff)
     inverted = where(kept, _math["divide"](creation.ones_like(values), values),
@@ -149,7 +148,7 @@ def _reflectors(x, tau):
 
 def _adjoint(v):
     """v's conjugate transpose (its transpose when real)."""
-    return swap_last(conj(v) if v.dtype.name in COMPLEX_OF.values() else v)
+    return matrix_transpose(conj(v) if v.dtype.name in COMPLEX_OF.values() else v)
 
 
 def _check_reflectors(layer, x, tau):
@@ -184,7 +183,7 @@ def ormqr(x, tau, y, left=True, transpose=False, name=None):
     check_variable(y, "y", "ormqr")
     q = _reflectors(x, tau)
     if transpose:
-        q = swap_last(q)
+        q = matrix_transpose(q)
     return math.matmul(q, y, name=name) if left else math.matmul(y, q, name=name)
 
 
@@ -199,10 +198,10 @@ def svd_lowrank(x, q=None, niter=2, M=None, name=None):
     probe = creation.randn(list(a.shape[:-2]) + [n, q], a.dtype)
     basis = qr(math.matmul(a, probe))[0]
     for _ in range(niter):
-        basis = qr(math.matmul(swap_last(a), basis))[0]
+        basis = qr(math.matmul(matrix_transpose(a), basis))[0]
         basis = qr(math.matmul(a, basis))[0]
-    u, s, vh = svd(math.matmul(swap_last(basis), a))
-    return math.matmul(basis, u), s, swap_last(vh)
+    u, s, vh = svd(math.matmul(matrix_transpose(basis), a))
+    return math.matmul(basis, u), s, matrix_transpose(vh)
 
 
 def pca_lowrank(x, q=None, center=True, niter=2, name=None):

@@ -8,9 +8,8 @@ import itertools
 import numpy as np
 
 from ..framework.dtypes import convert_dtype
-from ..framework.layer_helper import LayerHelper
 from . import creation, functional_vision, indexing, manipulation, tensor
-from .common import append_op_out, check_variable
+from .common import append_op_out, append_op_outputs, check_variable
 from .reshaping import atleast_2d
 
 
@@ -61,10 +60,7 @@ def _triangle_indices(op, sizes, offset, dtype):
     if dtype not in ("int32", "int64"):
         raise TypeError("%s: dtype must be int32 or int64, got %s" % (op, dtype))
     attrs = dict({k: int(v) for k, (_, v) in sizes.items()}, offset=int(offset), dtype=dtype)
-    helper = LayerHelper(op)
-    out = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
-    helper.append_op(type=op, inputs={}, outputs={"out": [out]}, attrs=attrs)
-    return out
+    return append_op_outputs(op, {}, [("out", dtype, True)], attrs)[0]
 
 
 def tril_indices(row, col, offset=0, dtype="int64"):

@@ -102,7 +102,7 @@ def cond(x, p=None, name=None):
 
 def renorm(x, p, axis, max_norm):
     """x with each slice along `axis` whose p-norm exceeds max_norm scaled to
-    max_norm / (norm + 1e-7)."""
+    max_norm / norm (no epsilon: 3.3.1's kernel, ops/renorm.py)."""
     check_variable(x, "x", "renorm")
     return append_op_out("renorm", {"X": [x]}, {"p": float(p), "axis": int(axis),
                                                 "max_norm": float(max_norm)})

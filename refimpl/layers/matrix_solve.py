@@ -6,14 +6,7 @@ matrix_power, multi_dot, matrix_exp. One op each where 3.3.1 runs one kernel
 from .common import append_op_out, append_op_outputs, check_variable
 from .linalg import inverse
 from .math import matmul
-from .tensor import transpose
-
-
-def swap_last(x):
-    """x with its last two dims swapped (a batch of matrices transposed)."""
-    perm = list(range(len(x.shape)))
-    perm[-2:] = perm[-1], perm[-2]
-    return transpose(x, perm)
+from .reshaping import matrix_transpose
 
 
 def _one(op_type, x, attrs=None, name=None, slot="Input"):
@@ -37,7 +30,7 @@ def solve(x, y, left=True, name=None):
     check_variable(x, "x", "solve")
     check_variable(y, "y", "solve")
     if not left:
-        return swap_last(solve(swap_last(x), swap_last(y)))
+        return matrix_transpose(solve(matrix_transpose(x), matrix_transpose(y)))
     return append_op_out("solve", {"X": [x], "Y": [y]}, {}, name)
 
 
@@ -63,7 +56,7 @@ def cholesky_inverse(x, upper=False, name=None):
     """The inverse of A from its Cholesky factor x (3.3.1 composes it the same way:
     the product of the factors, then inverse)."""
     check_variable(x, "x", "cholesky_inverse")
-    a = matmul(swap_last(x), x) if upper else matmul(x, swap_last(x))
+    a = matmul(matrix_transpose(x), x) if upper else matmul(x, matrix_transpose(x))
     return inverse(a, name)
 
 
@@ -95,7 +88,8 @@ def lu_solve(b, lu, pivots, trans="N", name=None):
         raise ValueError("lu_solve: trans must be 'N', 'T' or 'C', got %r" % (trans,))
     p, lower, upper = lu_unpack(lu, pivots)
     if trans == "N":
-        y = triangular_solve(lower, matmul(swap_last(p), b), upper=False, unitriangular=True)
+        y = triangular_solve(lower, matmul(matrix_transpose(p), b), upper=False,
+                             unitriangular=True)
         return triangular_solve(upper, y, upper=True, name=name)
     y = triangular_solve(upper, b, upper=True, transpose=True)
     y = triangular_solve(lower, y, upper=False, transpose=True, unitriangular=True)

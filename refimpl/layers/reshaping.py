@@ -382,8 +382,14 @@ def where_(condition, x=None, y=None, name=None):
     if condition.dtype.name != "bool":
         raise ValueError("where_: The `condition` is expected to be a boolean Tensor, but got "
                          "a Tensor with dtype %s" % condition.dtype.name)
-    return in_place(lambda x, condition, y: tensor.where(condition, x, y), "where_")(
-        x, condition, y)
+    return _where_in_place(x, condition, y)
+
+
+def _where_on_x(x, condition, y):
+    return tensor.where(condition, x, y)
+
+
+_where_in_place = in_place(_where_on_x, "where_")
 
 
 _FUNCTIONS = {

@@ -9,9 +9,9 @@ mean, amin, amax; `Include_self` false leaves X's own value out of the combinati
 import numpy as np
 
 from ._common import rand
+from .index_ops import INTS
 from .registry import OpDef, Sample, register
 
-INTS = ("int32", "int64")
 REDUCES = ("assign", "add", "mul", "multiply", "mean", "amin", "amax")
 
 

@@ -7,9 +7,9 @@ import numpy as np
 
 from ..broadcasting import sum_to_shape
 from ._common import broadcast_shape, rand, shapes_agree
+from .index_ops import INTS
 from .registry import OpDef, Sample, register
 
-INTS = ("int32", "int64")
 
 
 def _along(index, n, axis, op):
@@ -93,7 +93,7 @@ class IndexPut(OpDef):
     grad_inputs = ("x", "indices*", "value", "out@GRAD")
 
     def infer_shape(self, ctx):
-        x, v = ctx.input_var("x"), ctx.input_var("value")
+        x = ctx.input_var("x")
         ctx.check_dtype("indices", INTS + ("bool",))
         ctx.check_same_dtype("x", "value")
         ctx.expect(ctx.input_count("indices") <= len(x.shape),

@@ -2,7 +2,7 @@
 times, or RepeatsTensor[i] times for slice i."""
 import numpy as np
 
-from ._common import rand
+from ._common import rand, take_along_grad
 from .registry import OpDef, Sample, register
 
 
@@ -51,10 +51,7 @@ class RepeatInterleave(OpDef):
     def backward(x, repeats_tensor, dout, Repeats=0, dim=0, output_size=-1):
         dim %= max(x.ndim, 1)
         counts = _counts(x, repeats_tensor, Repeats, dim)
-        owner = np.repeat(np.arange(x.shape[dim]), counts)
-        dx = np.zeros_like(x)
-        np.add.at(np.moveaxis(dx, dim, 0), owner, np.moveaxis(dout, dim, 0))
-        return dx
+        return take_along_grad(x, np.repeat(np.arange(x.shape[dim]), counts), dout, dim)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4)}, {"Repeats": 2, "dim": 0})
