@@ -4,7 +4,7 @@ from the real layers of its parts; refimpl's tensors hold complex dtypes themsel
 each layer is the one op on them. As in Paddle 1.8, at least one input must be complex
 (the others are real and taken as complex with imaginary part 0). Paddle 2.0 dropped this
 namespace for complex dtypes of the ordinary functions."""
-from .framework.dtypes import convert_dtype
+from .framework.dtypes import COMPLEX_OF, convert_dtype
 from .layers import linalg
 from .layers.common import append_op_out, binary, check_variable
 from .layers.math import cast, fluid_matmul
@@ -13,7 +13,6 @@ from .layers.tensor import fluid_reshape, transpose as _transpose
 __all__ = ["elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
            "trace", "sum", "kron", "reshape", "transpose", "matmul"]
 
-_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
 
 
 def _is_complex(x):
@@ -34,10 +33,10 @@ def _complex_inputs(layer, *inputs):
     for name, x in inputs:
         dtype = convert_dtype(x.dtype)
         if not _is_complex(x):
-            if dtype not in _COMPLEX_OF:
+            if dtype not in COMPLEX_OF:
                 raise TypeError("complex.%s: the real input %s must be float32 or float64 to "
                                 "pair with a complex one, got %s" % (layer, name, dtype))
-            x = cast(x, _COMPLEX_OF[dtype])
+            x = cast(x, COMPLEX_OF[dtype])
         converted.append(x)
     return converted
 

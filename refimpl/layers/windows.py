@@ -5,7 +5,6 @@ one of window_length + 1 values without its last (3.3.1's); computed in float64 
 to dtype."""
 import numpy as np
 
-from ..framework.initializer import value_attrs
 from . import creation
 
 
@@ -28,7 +27,7 @@ def _window(values, window_length, periodic, dtype, requires_grad):
     else:
         array = values(window_length + 1)[:-1] if periodic else values(window_length)
     value = np.asarray(array, dtype)
-    out = creation._source_op("assign_value", value_attrs(value), value.dtype.name)
+    out = creation.exact_constant(value)
     out.stop_gradient = not requires_grad
     return out
 

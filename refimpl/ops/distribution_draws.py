@@ -8,9 +8,9 @@ import numpy as np
 
 from ..framework.mt19937 import libm_log
 from ..framework.random import rng_for, uniform
+from ._common import FLOATS
 from .registry import OpDef, register
 
-_FLOATS = ("float16", "float32", "float64")
 
 
 class _DrawOp(OpDef):
@@ -20,7 +20,7 @@ class _DrawOp(OpDef):
     grad_inputs = ("Out@GRAD",)
 
     def infer_shape(self, ctx):
-        ctx.check_dtype("X", _FLOATS)
+        ctx.check_dtype("X", FLOATS)
         ctx.same_as("X", "Out")
 
     @staticmethod
@@ -66,7 +66,7 @@ class StandardGamma(OpDef):
     attrs = {}
 
     def infer_shape(self, ctx):
-        ctx.check_dtype("x", _FLOATS)
+        ctx.check_dtype("x", FLOATS)
         ctx.same_as("x", "out")
 
     @staticmethod
@@ -89,7 +89,7 @@ class Binomial(OpDef):
     attrs = {}
 
     def infer_shape(self, ctx):
-        ctx.check_dtype("prob", _FLOATS)
+        ctx.check_dtype("prob", FLOATS)
         count, prob = ctx.input_var("count"), ctx.input_var("prob")
         ctx.expect(list(count.shape) == list(prob.shape), "count %r %s and prob %r %s must "
                    "have the same shape" % (count.name, list(count.shape), prob.name,
