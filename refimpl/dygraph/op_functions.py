@@ -92,11 +92,13 @@ class _Slots:
         self.duplicable = [slot_name(s) for s in op_def.outputs if is_duplicable(s)]
 
 
-def _run(slots, inputs, attrs, lengths, returned):
+def _run(slots, inputs, attrs, lengths, returned, in_place=None):
     """Run `slots.op_def` on `inputs` with `attrs`; `lengths`: the number of tensors of each
-    duplicable output slot; returns the outputs of the slots `returned`, one alone, else a
-    tuple (a duplicable slot's as a list)."""
+    duplicable output slot; `in_place`: {output slot: the input tensor it is written into};
+    returns the outputs of the slots `returned` (None: a None), one alone, else a tuple (a
+    duplicable slot's as a list)."""
     op_def = slots.op_def
+    in_place = in_place or {}
     static = [(slot, t) for slot, value in inputs.items()
               for t in (value if isinstance(value, (list, tuple)) else (value,))
               if isinstance(t, Variable) and not isinstance(t, Tensor)]
@@ -112,16 +114,18 @@ def _run(slots, inputs, attrs, lengths, returned):
         # pir_utils.IrGuard: here the current block of the one program IR)
         helper = LayerHelper(op_def.type)
         dtype = static[0][1].dtype
-        outputs = {slot: [helper.create_variable_for_type_inference(dtype)
-                          for _ in range(lengths.get(slot, 1))]
+        outputs = {slot: [in_place[slot]] if slot in in_place else
+                   [helper.create_variable_for_type_inference(dtype)
+                    for _ in range(lengths.get(slot, 1))]
                    for slot in slots.outputs}
         helper.append_op(type=op_def.type, inputs=inputs, outputs=outputs, attrs=attrs)
     else:
-        outputs = {slot: [Tensor(None, False) for _ in range(lengths.get(slot, 1))]
+        outputs = {slot: [in_place[slot]] if slot in in_place else
+                   [Tensor(None, False) for _ in range(lengths.get(slot, 1))]
                    for slot in slots.outputs}
         run_op(op_def.type, inputs, outputs, attrs)
-    results = tuple(outputs[slot] if slot in lengths else outputs[slot][0]
-                    for slot in returned)
+    results = tuple(None if slot is None else outputs[slot] if slot in lengths
+                    else outputs[slot][0] for slot in returned)
     return results[0] if len(results) == 1 else results
 
 
@@ -129,9 +133,12 @@ def _run(slots, inputs, attrs, lengths, returned):
 # attrs]). An argument is `name[:target][=default]` (Paddle's name, which keywords use):
 # a target that starts upper-case is an input slot, one in lower case an attr of the op
 # type (none: the attr of Paddle's name), `-` an argument refimpl does not use (the place:
-# an op runs where its inputs live), `!` one whose default only refimpl implements (another
-# value is a ValueError); a default None leaves the op's own default. An output
-# `Slot[attr]` is a list of as many tensors as attr's value (a number, or a list's length).
+# an op runs where its inputs live), `!` one whose default (none given: None) only refimpl
+# implements (another value is a ValueError); a default None leaves the op's own default. An output
+# `Slot[attr]` is a list of as many tensors as attr's value (a number, or a list's length);
+# `Slot=Input` is written into the tensor given for Input and returned (the in-place ops,
+# Paddle's names ending in `_`: the optimizers); `-` is an output refimpl's op does not
+# have (a master weight's), returned as None.
 SIGNATURES = {
     # elementwise binary ops and comparisons (Paddle's axis -1: numpy broadcasting), bmm
     **{name: (op_type, "x:X y:Y", "Out") for name, op_type in (
@@ -254,6 +261,42 @@ SIGNATURES = {
         "normalize=False ignore_index=-100", "Out"),
     "squared_l2_norm": ("squared_l2_norm", "x:X", "Out"),
     "accuracy": ("accuracy", "x:Out indices:Indices label:Label", "Accuracy Correct Total"),
+    # optimizers, in place (3.3.1's arguments: adam_ / adamw_ take moment2_max and amsgrad,
+    # the early-2024 revision had neither); no master weights (multi_precision is accepted:
+    # on float32 parameters it changes nothing)
+    "sgd_": ("sgd", "param:Param learning_rate:LearningRate grad:Grad master_param:!=None "
+             "multi_precision:-=False", "ParamOut=Param -"),
+    "adagrad_": ("adagrad", "param:Param grad:Grad moment:Moment learning_rate:LearningRate "
+                 "master_param:!=None epsilon=1e-06 multi_precision:-=False",
+                 "ParamOut=Param MomentOut=Moment -"),
+    "adamax_": ("adamax", "param:Param grad:Grad learning_rate:LearningRate moment:Moment "
+                "inf_norm:InfNorm beta1_pow:Beta1Pow master_param:!=None beta1=0.9 "
+                "beta2=0.999 epsilon=1e-08 multi_precision:-=False",
+                "ParamOut=Param MomentOut=Moment InfNormOut=InfNorm -"),
+    "momentum_": ("momentum", "param:Param grad:Grad velocity:Velocity "
+                  "learning_rate:LearningRate master_param:!=None mu=0.9 use_nesterov=False "
+                  "regularization_method='' regularization_coeff=0.0 "
+                  "multi_precision:-=False rescale_grad:!=1.0",
+                  "ParamOut=Param VelocityOut=Velocity -"),
+    "rmsprop_": ("rmsprop", "param:Param mean_square:MeanSquare grad:Grad moment:Moment "
+                 "learning_rate:LearningRate mean_grad:MeanGrad master_param:!=None "
+                 "epsilon=1e-10 decay=0.9 momentum=0.0 centered=False "
+                 "multi_precision:-=False", "ParamOut=Param MomentOut=Moment "
+                 "MeanSquareOut=MeanSquare MeanGradOut=MeanGrad -"),
+    "lamb_": ("lamb", "param:Param grad:Grad learning_rate:LearningRate moment1:Moment1 "
+              "moment2:Moment2 beta1_pow:Beta1Pow beta2_pow:Beta2Pow master_param:!=None "
+              "skip_update:!=None weight_decay=0.01 beta1=0.9 beta2=0.999 epsilon=1e-06 "
+              "always_adapt:!=False multi_precision:-=False", "ParamOut=Param Moment1Out=Moment1 "
+              "Moment2Out=Moment2 Beta1PowOut=Beta1Pow Beta2PowOut=Beta2Pow -"),
+    **{name: (name[:-1], "param:Param grad:Grad learning_rate:LearningRate moment1:Moment1 "
+              "moment2:Moment2 moment2_max:! beta1_pow:Beta1Pow beta2_pow:Beta2Pow "
+              "master_param:!=None skip_update:!=None beta1=0.9 beta2=0.999 epsilon=1e-08 "
+              + decay + "lazy_mode=False min_row_size_to_use_multithread:-=1000 "
+              "multi_precision:-=False use_global_beta_pow:!=False amsgrad:!=False",
+              "ParamOut=Param Moment1Out=Moment1 Moment2Out=Moment2 - Beta1PowOut=Beta1Pow "
+              "Beta2PowOut=Beta2Pow -")
+       for name, decay in (("adam_", ""),
+                           ("adamw_", "lr_ratio=1.0 coeff=0.01 with_decay=False "))},
 }
 
 _DTYPE_ATTRS = ("dtype", "out_dtype")
@@ -287,10 +330,16 @@ class _Signature:
                 arg, inspect.Parameter.POSITIONAL_OR_KEYWORD,
                 default=_default(default) if default else _REQUIRED))
         self.signature = inspect.Signature(parameters)
-        self.returned = []
+        self.returned, self.in_place = [], {}
         for token in returned.split():
+            token, _, into = token.partition("=")
             slot, _, count = token.partition("[")
-            self.returned.append((slot, count.rstrip("]") or None))
+            if into:
+                if into not in self.slots.inputs or slot not in self.slots.outputs:
+                    raise ValueError("SIGNATURES[%r]: %s has no output %s or no input %s"
+                                     % (name, op_type, slot, into))
+                self.in_place[slot] = into
+            self.returned.append((None if slot == "-" else slot, count.rstrip("]") or None))
         self.returned_slots = [slot for slot, _ in self.returned]
         self.name = name
 
@@ -305,6 +354,8 @@ class _Signature:
             value = bound.arguments[arg]
             if target == "!":
                 default = self.signature.parameters[arg].default
+                if default is _REQUIRED:       # (an optional tensor refimpl's op lacks)
+                    default = None
                 if isinstance(value, Variable) or value != default:   # (a tensor given)
                     raise ValueError("_C_ops.%s(): %s=%r is not implemented in refimpl (only "
                                      "%r)" % (self.name, arg, value, default))
@@ -316,7 +367,8 @@ class _Signature:
             else:
                 attrs[target] = self._attr_value(target, value)
         lengths = {slot: _count(attrs[count]) for slot, count in self.returned if count}
-        return _run(self.slots, inputs, attrs, lengths, self.returned_slots)
+        in_place = {slot: inputs[into] for slot, into in self.in_place.items()}
+        return _run(self.slots, inputs, attrs, lengths, self.returned_slots, in_place)
 
     def _tensor_argument(self, arg, position, value):
         listed = value if isinstance(value, (list, tuple)) else [value]
