@@ -26,7 +26,14 @@ class Momentum(Optimizer):
 
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, name=None, parameter_list=None,
-                 regularization=None):
+                 regularization=None, multi_precision=False, rescale_grad=1.0,
+                 use_multi_tensor=False):
+        # Paddle 2.0's and 3's multi_precision keeps float32 master weights of float16
+        # parameters (float32 ones have none: accepted, nothing changes);
+        # use_multi_tensor (3) updates them in one merged op, to the same values
+        if rescale_grad != 1.0:
+            raise ValueError("Momentum: rescale_grad=%r is not implemented in refimpl (only "
+                             "1.0)" % (rescale_grad,))
         check_set(self, learning_rate=learning_rate, momentum=momentum)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
