@@ -135,7 +135,8 @@ def _run(slots, inputs, attrs, lengths, returned, in_place=None):
 # type (none: the attr of Paddle's name), `-` an argument refimpl does not use (the place:
 # an op runs where its inputs live), `!` one whose default (none given: None) only refimpl
 # implements (another value is a ValueError); a default None leaves the op's own default. An output
-# `Slot[attr]` is a list of as many tensors as attr's value (a number, or a list's length);
+# `Slot[attr]` is a list of as many tensors as attr's value (a number, or a list's length;
+# an input slot's: as many as it was given);
 # `Slot=Input` is written into the tensor given for Input and returned (the in-place ops,
 # Paddle's names ending in `_`: the optimizers); `-` is an output refimpl's op does not
 # have (a master weight's), returned as None.
@@ -251,6 +252,21 @@ SIGNATURES = {
        for name, ones, zeros in (("conv2d_transpose", "[1,1]", "[0,0]"),
                                  ("conv3d_transpose", "[1,1,1]", "[0,0,0]"))},
     "prelu": ("prelu", "x:X alpha:Alpha data_format=NCHW mode=all", "Out"),
+    # (3.3.1's ceil_mode, which the early-2024 revision lacked, last)
+    **{"max_pool%dd_with_index" % n: (
+        "max_pool%dd_with_index" % n, "x:X kernel_size:ksize strides=%s paddings=%s "
+        "global_pooling=False adaptive=False ceil_mode=False" % (ones, zeros), "Out Mask")
+       for n, ones, zeros in ((2, "[1,1]", "[0,0]"), (3, "[1,1,1]", "[0,0,0]"))},
+    **{name: (name + "_v2", "x:X out_size:OutSize size_tensor:SizeTensor "
+              "scale_tensor:Scale data_format:data_layout=NCHW out_d=-1 out_h=-1 out_w=-1 "
+              "scale=[] interp_method=%s align_corners=True align_mode=1"
+              % name[:-len("_interp")], "Out")
+       for name in ("linear_interp", "bilinear_interp", "trilinear_interp",
+                    "nearest_interp", "bicubic_interp")},
+    "rnn": ("rnn", "x:Input pre_state:PreState weight_list:WeightList "
+            "sequence_length:SequenceLength dropout_state_in:-=None dropout_prob=0.0 "
+            "is_bidirec=False input_size=10 hidden_size=100 num_layers=1 mode=RNN_TANH "
+            "seed=0 is_test=False", "Out DropoutState State[PreState] Reserve"),
     "temporal_shift": ("temporal_shift", "x:X seg_num shift_ratio=0.25 data_format=NCHW",
                        "Out"),
     # losses and metrics
@@ -261,6 +277,9 @@ SIGNATURES = {
         "normalize=False ignore_index=-100", "Out"),
     "squared_l2_norm": ("squared_l2_norm", "x:X", "Out"),
     "accuracy": ("accuracy", "x:Out indices:Indices label:Label", "Accuracy Correct Total"),
+    "yolo_box": ("yolo_box", "x:X img_size:ImgSize anchors=[] class_num=1 conf_thresh=0.01 "
+                 "downsample_ratio=32 clip_bbox=True scale_x_y=1.0 iou_aware:!=False "
+                 "iou_aware_factor:-=0.5", "Boxes Scores"),
     # optimizers, in place (3.3.1's arguments: adam_ / adamw_ take moment2_max and amsgrad,
     # the early-2024 revision had neither); no master weights (multi_precision is accepted:
     # on float32 parameters it changes nothing)
@@ -366,7 +385,8 @@ class _Signature:
                 inputs[target] = self._tensor_argument(arg, position, value)
             else:
                 attrs[target] = self._attr_value(target, value)
-        lengths = {slot: _count(attrs[count]) for slot, count in self.returned if count}
+        lengths = {slot: _count(inputs[count] if count[0].isupper() else attrs[count])
+                   for slot, count in self.returned if count}
         in_place = {slot: inputs[into] for slot, into in self.in_place.items()}
         return _run(self.slots, inputs, attrs, lengths, self.returned_slots, in_place)
 
