@@ -266,7 +266,7 @@ SIGNATURES = {
     "rnn": ("rnn", "x:Input pre_state:PreState weight_list:WeightList "
             "sequence_length:SequenceLength dropout_state_in:-=None dropout_prob=0.0 "
             "is_bidirec=False input_size=10 hidden_size=100 num_layers=1 mode=RNN_TANH "
-            "seed=0 is_test=False", "Out DropoutState State[PreState] Reserve"),
+            "seed=0 is_test=False", "Out DropoutState State[PreState]"),
     "temporal_shift": ("temporal_shift", "x:X seg_num shift_ratio=0.25 data_format=NCHW",
                        "Out"),
     # losses and metrics
