@@ -140,6 +140,12 @@ def test_op_protos_follow_the_op_definitions():
     assert {v.name: v.dispensable for v in lstm_inputs}["XLength"] is True
     assert {v.name: v.dispensable for v in lstm_inputs}["Input"] is False
     assert {"axis", "op_role"} <= {a.name for a in proto.attrs}
+    # an empty list default has the type Paddle declares (op.py's Operator writes by it)
+    types = {a.name: a.type for a in OpProtoHolder.instance()
+             .get_op_proto("bilinear_interp_v2").attrs}
+    assert (types["scale"], types["out_h"]) == (core.AttrType.FLOATS, core.AttrType.INT)
+    assert {a.name: a.type for a in OpProtoHolder.instance().get_op_proto("slice").attrs}[
+        "axes"] == core.AttrType.INTS
     assert Operator.get_op_inputs("mul") == [("X", False), ("Y", False)]
     assert "dims" in Operator.get_op_attr_names("flip")      # 1.8's name, accepted
     with pytest.raises(ValueError, match="has not been registered"):
