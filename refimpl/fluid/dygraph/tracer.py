@@ -62,8 +62,9 @@ class Tracer:
         op with none there raises RuntimeError, as for an op without a phi kernel. Where
         `inputs` gives the tensor form of an attribute (scale's ScaleTensor, concat's
         AxisTensor, slice's StartsTensorList: the attribute's name in CamelCase, then
-        Tensor or TensorList), that slot takes the attribute's place, as in Paddle's
-        argument mappings."""
+        Tensor or TensorList; affine_grid's OutputShape: the CamelCase name alone;
+        one_hot_v2's depth_tensor: the name, then _tensor), that slot takes the
+        attribute's place, as in Paddle's argument mappings."""
         from ...framework.paddle_formats.op_facts import kernel_signature
         signature = kernel_signature(op_type)
         if signature is None:
@@ -74,7 +75,8 @@ class Tracer:
 
         def tensor_form(attr):
             camel = "".join(part.capitalize() for part in attr.split("_"))
-            return next((slot for slot in (camel + "Tensor", camel + "TensorList")
+            return next((slot for slot in (camel + "Tensor", camel + "TensorList", camel,
+                                           attr + "_tensor")
                          if slot in given), attr)
         return slots, [tensor_form(a) for a in attr_names], outs
 
