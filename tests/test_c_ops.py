@@ -208,7 +208,7 @@ def test_every_signature_binds_and_names_a_registered_op():
         function = getattr(_C_ops, name)
         assert function.__name__ == name
         assert list(inspect.signature(function).parameters)[0] in (
-            "x", "input", "label", "condition", "shape", "param")
+            "x", "input", "label", "condition", "shape", "param", "weight")
     assert "matmul" in dir(_C_ops)
 
 
@@ -376,3 +376,6 @@ def test_interp_pool_with_index_rnn_and_yolo_box_match_paddle_3(xy):
     assert boxes.shape == [1, 8, 4] and scores.shape == [1, 8, 2]
     _close(boxes[0, :2], [[6.1457, 5.852, 11.0666, 13.2507], [38.2852, 5.9604, 43.3884, 13.6332]])
     _close(scores[0, :2], [[0.17158, 0.18586], [0.17898, 0.19363]])
+    _close(_C_ops.spectral_norm(_state([1.0, 2.0], [3.0, 4.0], [0.5, -1.0]),
+                                _state(0.6, 0.8, 0.0), _state(1.0, 0.0), 0, 2, 1e-12),
+           [[0.182102, 0.364205], [0.546307, 0.728409], [0.091051, -0.182102]])

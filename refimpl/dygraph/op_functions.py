@@ -252,6 +252,8 @@ SIGNATURES = {
        for name, ones, zeros in (("conv2d_transpose", "[1,1]", "[0,0]"),
                                  ("conv3d_transpose", "[1,1,1]", "[0,0,0]"))},
     "prelu": ("prelu", "x:X alpha:Alpha data_format=NCHW mode=all", "Out"),
+    "spectral_norm": ("spectral_norm", "weight:Weight u:U v:V dim=0 power_iters=1 eps=1e-12",
+                      "Out"),
     # (3.3.1's ceil_mode, which the early-2024 revision lacked, last)
     **{"max_pool%dd_with_index" % n: (
         "max_pool%dd_with_index" % n, "x:X kernel_size:ksize strides=%s paddings=%s "
