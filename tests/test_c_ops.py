@@ -244,6 +244,15 @@ def test_losses_metrics_convs_and_pools_match_paddle_3(xy):
     _close(_C_ops.depthwise_conv2d(img, paddle.ones([2, 1, 2, 2]), [2, 2], [0, 0], "EXPLICIT",
                                    2, [1, 1], "NCHW"),
            [[[[-3.0, -2.2], [0.2, 1.0]], [[3.4, 4.2], [6.6, 7.4]]]])
+    # Paddle's kernels take any layout it names, channels first unless it ends in C
+    # (3.3.1: NCDHW and AnyLayout give NCHW's values)
+    for layout in ("NCDHW", "AnyLayout"):
+        _close(_C_ops.depthwise_conv2d(img + 1.0, paddle.ones([2, 1, 2, 2]), [2, 2], [0, 0],
+                                       "EXPLICIT", 2, [1, 1], layout),
+               [[[[1.0, 1.8], [4.2, 5.0]], [[7.4, 8.2], [10.6, 11.4]]]])
+    with pytest.raises(ValueError, match="data_format must be one of"):
+        _C_ops.depthwise_conv2d(img, paddle.ones([2, 1, 2, 2]), [2, 2], [0, 0], "EXPLICIT", 2,
+                                [1, 1], "NCW")
     vol = paddle.to_tensor(np.arange(16, dtype="float32").reshape(1, 2, 2, 2, 2) / 10)
     _close(_C_ops.conv3d(vol, paddle.ones([1, 2, 2, 2, 2]), [1, 1, 1], [0, 0, 0], "EXPLICIT",
                          1, [1, 1, 1], "NCDHW"), [[[[[12.0]]]]])
