@@ -35,6 +35,18 @@ def test_check_finite_and_unscale_divides_until_a_non_finite_tensor():
     assert out_b[0] == 0.0 and np.isnan(out_b[1]) and out_c.tolist() == [0.0]   # x * 0
 
 
+def test_static_amp_names_amp_nn_and_it_runs_eagerly():
+    # Paddle 3's op tests: `from paddle.static.amp import amp_nn`, called in dygraph
+    from refimpl.static.amp import amp_nn as static_amp_nn
+    assert static_amp_nn is amp_nn
+    with fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(np.array([2.0, 4.0], "float32"))
+        outs, found = static_amp_nn.check_finite_and_unscale(
+            [x], fluid.dygraph.to_variable(np.array([2.0], "float32")))
+        assert outs[0] is x and x.numpy().tolist() == [1.0, 2.0]
+        assert found.numpy().tolist() == [False]
+
+
 @pytest.mark.parametrize("found, good, bad, want", [
     (False, 999, 1, (4096.0, 0, 0)),        # the 1000th finite step doubles the scaling
     (False, 5, 1, (2048.0, 6, 0)),          # counts good steps, resets bad ones
