@@ -151,6 +151,10 @@ def test_op_protos_follow_the_op_definitions():
     with pytest.raises(ValueError, match="has not been registered"):
         OpProtoHolder.instance().get_op_proto("no_such_op")
     assert convert_np_dtype_to_dtype_(np.float64) == core.VarDesc.VarType.FP64
+    # Paddle 3's core.DataType: 3.3.1's paddle.float32 is DataType.FLOAT32
+    assert core.DataType.FLOAT32 == paddle.float32 == core.VarDesc.VarType.FP32
+    assert core.DataType.INT64 == "int64" and core.DataType.FLOAT64 != paddle.float32
+    assert all(core.DataType.BFLOAT16 != d for d in (paddle.float32, paddle.float16))
 
 
 def test_operator_runs_on_a_scope():
