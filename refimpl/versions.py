@@ -255,10 +255,14 @@ SWITCHES = {
     # its test_static_shape_inferrence_for_shape_tensor) or one -1 per element (1.8.5:
     # [-1, -1], measured); 3 has no fluid.layers (kept as 2.0)
     "shape_of_shape_op": {"1.8": False, "2.0": True, "3": True},
+    # paddle.arange's static shape when start, end and step are numbers: unknown ([-1], as
+    # the range op infers: 1.8.5 and 2.0's fluid.layers.range) or the count (3.3.1's
+    # arange sets ceil((end - start) / step), measured; its test_arange asserts [5])
+    "arange_static_shape": {"1.8": "unknown", "2.0": "unknown", "3": "count"},
     # fluid.layers check their arguments' types and dtypes in static mode as Paddle 1.8.5 or
     # 2.0 did, and under 2.0 a few paddle.* functions as 2.0's (layers/argument_checks.py);
-    # under 3 refimpl's ops check what they take
-    "fluid_layer_checks": {"1.8": "1.8", "2.0": "2.0", "3": None},
+    # under 3 refimpl's ops check what they take, and a few paddle.* functions as 3.3.1's
+    "fluid_layer_checks": {"1.8": "1.8", "2.0": "2.0", "3": "3"},
     # what fluid.layers.roi_align / roi_pool take by position after their attrs: 1.8.5's
     # roi_align (..., sampling_ratio, name, rois_lod) and roi_pool (..., spatial_scale,
     # rois_lod), measured; or 2.0's (..., rois_num, name) for both; 3 has no fluid (as 2.0)
