@@ -79,8 +79,9 @@ SWITCHES = {
     "batch_norm_momentum_tensor": {"1.8": "used", "2.0": "used", "3": "ignored"},
     # the argument paddle.tril / triu's ValueError for a 1-D x names: "input shape in tril
     # must be at least 2-D" (1.8.5, measured), "x shape in ..." (2.0's creation.py, which
-    # its test_tril_triu_op matches); 3.3.1 words it as its InferMeta (refimpl keeps 1.8's)
-    "tril_rank_error_name": {"1.8": "input", "2.0": "x", "3": "input"},
+    # its test_tril_triu_op matches; 3.3.1's creation.py for a static program, which Paddle
+    # 3's test_tril_triu_op matches; its dygraph words it as its InferMeta)
+    "tril_rank_error_name": {"1.8": "input", "2.0": "x", "3": "x"},
     # paddle.where of condition / x / y of different shapes: expanded to their broadcast
     # shape for the where op (3.3.1; refimpl's under 1.8, whose paddle has no where), or
     # x * cast(cond) + y * cast(not cond) by elementwise ops (2.0's search.py), which

@@ -236,6 +236,9 @@ def test_losses_metrics_convs_and_pools_match_paddle_3(xy):
     expected[0, 0][expected[0, 0] < 0] *= 0.1
     _close(_C_ops.prelu(img, paddle.to_tensor(np.array([0.1, 0.5], "float32")), "NCHW",
                         "channel"), expected)
+    with pytest.raises(ValueError, match="should be 'NCHW' or 'NHWC'. Received "
+                                         "Attr.data_format.: HWC"):     # 3.3.1's words
+        paddle.nn.functional.temporal_shift(img, 2, 0.2, data_format="HWC")
     shifted = _C_ops.temporal_shift(
         paddle.to_tensor(np.arange(16, dtype="float32").reshape(4, 4, 1, 1)), 2, 0.25, "NCHW")
     _close(shifted.reshape([4, 4]), [[0, 5, 2, 3], [0, 0, 6, 7], [0, 13, 10, 11],

@@ -360,6 +360,10 @@ def test_paddle3_functions_check_their_arguments_in_static_mode(paddle_version):
             paddle.linspace(fluid.data("start", [1], "float64"), 10, 1, dtype="float32")
         with pytest.raises(TypeError, match="'dtype' in paddle.arange must be"):
             paddle.arange(10, dtype="int16")
+        with pytest.raises(TypeError, match="'x' in paddle.unique must be"):
+            paddle.unique(fluid.data("u16", [10], "int16"))
+        with pytest.raises(TypeError, match="'dtype' in paddle.unique must be"):
+            paddle.unique(fluid.data("u", [10], "float32"), dtype="float32")
         # 3.3.1's arange knows its length when start, end and step are numbers
         assert paddle.arange(-1, 11, 2, "float32").shape == (6,)
         assert paddle.arange(fluid.data("end", [1], "float32")).shape == (-1,)

@@ -837,16 +837,19 @@ PADDLE_API_20 = (
     {})
 # Paddle 3's paddle.* functions whose static-mode errors its op tests assert, as 3.3.1
 # checks them under FLAGS_enable_pir_api=0 (measured: test_is_empty_op, test_multiplex_op,
-# test_linspace, test_arange; linspace as 2.0's fluid.layers.linspace, float16 added); the
+# test_linspace, test_arange, test_unique_with_counts; linspace as 2.0's
+# fluid.layers.linspace, float16 added); the
 # other functions keep refimpl's op checks under 3
 PADDLE_API_3 = (
     {'paddle.is_empty': {'x': (0, _FLOATS_INTS_20, False, None)},
      'paddle.multiplex': {'inputs': (0, _FLOATS_INTS_20 + ('complex64', 'complex128'), True,
                                      None),
                           'index': (1, ('int32', 'int64'), False, None)},
-     'paddle.linspace': _CHANGES_20[0]['linspace']},
+     'paddle.linspace': _CHANGES_20[0]['linspace'],
+     'paddle.unique': {'x': (0, ('float16',) + _FLOATS_INTS_20, False, None)}},
     {'paddle.arange': {'dtype': (3, ('float16',) + _FLOATS_INTS_20)},
-     'paddle.linspace': {'dtype': (3, ('float16',) + _FLOATS_INTS_20)}},
+     'paddle.linspace': {'dtype': (3, ('float16',) + _FLOATS_INTS_20)},
+     'paddle.unique': {'dtype': (5, ('int32', 'int64'))}},
     {'paddle.linspace': _CHANGES_20[2]['linspace']},
     {},
     {'paddle.linspace': _linspace_20})

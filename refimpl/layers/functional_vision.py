@@ -153,6 +153,9 @@ def shuffle_channel(x, group, name=None):
 
 def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
     check_variable(x, "x", "temporal_shift")
+    if data_format not in ("NCHW", "NHWC"):        # 3.3.1's words, in both modes
+        raise ValueError("Attr(data_format) should be 'NCHW' or 'NHWC'. Received "
+                         "Attr(data_format): %s." % data_format)
     return append_op_out("temporal_shift", {"X": [x]},
                          {"seg_num": int(seg_num), "shift_ratio": float(shift_ratio),
                           "data_format": data_format}, name)
