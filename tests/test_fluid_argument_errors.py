@@ -364,6 +364,10 @@ def test_paddle3_functions_check_their_arguments_in_static_mode(paddle_version):
             paddle.unique(fluid.data("u16", [10], "int16"))
         with pytest.raises(TypeError, match="'dtype' in paddle.unique must be"):
             paddle.unique(fluid.data("u", [10], "float32"), dtype="float32")
+        label = fluid.data("label", [None, 1], "int32")
+        for accuracy in (paddle.static.accuracy, paddle.metric.accuracy):
+            with pytest.raises(TypeError, match="'input' in .*accuracy must be"):
+                accuracy(fluid.data("scores", [None, 4], "int32"), label)
         # 3.3.1's arange knows its length when start, end and step are numbers
         assert paddle.arange(-1, 11, 2, "float32").shape == (6,)
         assert paddle.arange(fluid.data("end", [1], "float32")).shape == (-1,)
