@@ -72,6 +72,19 @@ def test_update_loss_scaling_steps_in_place(found, good, bad, want):
     assert (good_out.tolist(), bad_out.tolist()) == ([want[1]], [want[2]])
 
 
+@pytest.mark.parametrize("stop", [True, False])
+def test_update_loss_scaling_reads_a_stop_update_tensor(stop):
+    # Paddle 3's StopUpdate input decides in place of the attr (stop_update=False here)
+    from refimpl.ops.registry import get_op_def
+    forward = get_op_def("update_loss_scaling").forward
+    x = np.ones(2, "float32")
+    _, scaling, good, bad = forward(
+        [x], np.array([False]), np.array([1024.0], "float32"), np.array([999], "int32"),
+        np.array([0], "int32"), np.array([stop]), incr_every_n_steps=1000)
+    assert (scaling.tolist(), good.tolist()) == (([1024.0], [999]) if stop else
+                                                 ([2048.0], [0]))
+
+
 def test_update_loss_scaling_checks_its_ratios_and_dtypes():
     with fluid.program_guard(fluid.Program(), fluid.Program()):
         x = fluid.data("x", [2], "float32")
