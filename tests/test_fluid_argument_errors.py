@@ -364,6 +364,16 @@ def test_paddle3_functions_check_their_arguments_in_static_mode(paddle_version):
             paddle.unique(fluid.data("u16", [10], "int16"))
         with pytest.raises(TypeError, match="'dtype' in paddle.unique must be"):
             paddle.unique(fluid.data("u", [10], "float32"), dtype="float32")
+        with pytest.raises(TypeError, match="'dtype' in paddle.eye must be"):
+            paddle.eye(10, num_columns=10, dtype="int8")
+        image = fluid.data("image", [2, 3, 6, 6], "float32")
+        with pytest.raises(TypeError, match=r"crop_tensor: shape\[1\] must be an int"):
+            paddle.crop(image, shape=[2, 2.0, 3, 3])
+        with pytest.raises(ValueError, match=r"crop_tensor: shape\[1\] must be positive or -1"):
+            paddle.crop(image, shape=[2, -2, 3, 3])
+        with pytest.raises(TypeError, match="'x' in paddle.crop must be"):
+            paddle.crop(fluid.data("half", [2, 3, 6, 6], "float16"), shape=[2, 2, 3, 3])
+        assert paddle.crop(image, shape=[2, 2, 3, 3]).shape == (2, 2, 3, 3)
         label = fluid.data("label", [None, 1], "int32")
         for accuracy in (paddle.static.accuracy, paddle.metric.accuracy):
             with pytest.raises(TypeError, match="'input' in .*accuracy must be"):

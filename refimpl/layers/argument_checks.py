@@ -837,7 +837,8 @@ PADDLE_API_20 = (
     {})
 # Paddle 3's paddle.* functions whose static-mode errors its op tests assert, as 3.3.1
 # checks them under FLAGS_enable_pir_api=0 (measured: test_is_empty_op, test_multiplex_op,
-# test_linspace, test_arange, test_unique_with_counts, test_accuracy_op; linspace as 2.0's
+# test_linspace, test_arange, test_unique_with_counts, test_accuracy_op, test_eye_op,
+# test_crop_tensor_op (crop's listed shape and offsets: 1.8's checks); linspace as 2.0's
 # fluid.layers.linspace, float16 added); the
 # other functions keep refimpl's op checks under 3
 PADDLE_API_3 = (
@@ -847,11 +848,13 @@ PADDLE_API_3 = (
                           'index': (1, ('int32', 'int64'), False, None)},
      'paddle.linspace': _CHANGES_20[0]['linspace'],
      'paddle.unique': {'x': (0, ('float16',) + _FLOATS_INTS_20, False, None)},
+     'paddle.crop': {'x': (0, _FLOATS_INTS_20, False, None)},
      'metric.accuracy': PADDLE_API_20[0]['metric.accuracy'],
      'static.accuracy': PADDLE_API_20[0]['metric.accuracy']},
     {'paddle.arange': {'dtype': (3, ('float16',) + _FLOATS_INTS_20)},
+     'paddle.eye': {'dtype': (2, ('float16',) + _FLOATS_INTS_20 + ('complex64', 'complex128'))},
      'paddle.linspace': {'dtype': (3, ('float16',) + _FLOATS_INTS_20)},
      'paddle.unique': {'dtype': (5, ('int32', 'int64'))}},
     {'paddle.linspace': _CHANGES_20[2]['linspace']},
     {},
-    {'paddle.linspace': _linspace_20})
+    {'paddle.crop': _crop_tensor, 'paddle.linspace': _linspace_20})
