@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import _C_ops, _legacy_C_ops, fluid, pir_utils
+from refimpl import _C_ops, _legacy_C_ops, fluid, pir_utils, versions
 from refimpl.dygraph.op_functions import SIGNATURES
 
 X = np.array([[0.5, -1.0, 2.0], [3.0, -0.25, 1.5]], "float32")
@@ -342,6 +342,12 @@ def test_adam_family_updates_moments_and_powers_in_place(xy):
            [[0.495526, -1.004493], [1.994328, 0.239036]])
     _close(run("adamw_", 0.9, 0.999, 1e-8, 1.0, 0.01, True, False, 1000, False, False, False),
            [[0.495026, -1.003493], [1.992328, 0.238786]])
+    # without weight decay 3.3.1's lamb_ adapts only with always_adapt
+    with versions.use("3"):
+        _close(run("lamb_", 0.0, 0.9, 0.999, 1e-6, False, False),
+               [[0.495526, -1.004493], [1.994328, 0.239036]])
+        _close(run("lamb_", 0.0, 0.9, 0.999, 1e-6, True, False),
+               [[0.425689, -1.074618], [1.905799, 0.067898]])
     p, g, lr = _param_grad_lr()
     with pytest.raises(ValueError, match="amsgrad=True is not implemented"):
         _C_ops.adam_(p, g, lr, p, p, None, lr, lr, None, None, 0.9, 0.999, 1e-8, False, 1000,

@@ -307,7 +307,7 @@ SIGNATURES = {
     "lamb_": ("lamb", "param:Param grad:Grad learning_rate:LearningRate moment1:Moment1 "
               "moment2:Moment2 beta1_pow:Beta1Pow beta2_pow:Beta2Pow master_param:!=None "
               "skip_update:!=None weight_decay=0.01 beta1=0.9 beta2=0.999 epsilon=1e-06 "
-              "always_adapt:!=False multi_precision:-=False", "ParamOut=Param Moment1Out=Moment1 "
+              "always_adapt=False multi_precision:-=False", "ParamOut=Param Moment1Out=Moment1 "
               "Moment2Out=Moment2 Beta1PowOut=Beta1Pow Beta2PowOut=Beta2Pow -"),
     **{name: (name[:-1], "param:Param grad:Grad learning_rate:LearningRate moment1:Moment1 "
               "moment2:Moment2 moment2_max:! beta1_pow:Beta1Pow beta2_pow:Beta2Pow "

@@ -252,7 +252,10 @@ class Lamb(_AdamFamily):
 
     def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
                  epsilon=1e-6, parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
-                 name=None, parameter_list=None, regularization=None):
+                 name=None, parameter_list=None, regularization=None, multi_precision=False,
+                 always_adapt=False):
+        # Paddle 3's multi_precision (master weights of float16 parameters only) and
+        # always_adapt (the trust ratio even without weight decay: switch lamb_trust_ratio)
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
                          name, parameter_list=parameter_list, regularization=regularization)
         for name, beta in (("beta1", beta1), ("beta2", beta2)):
@@ -262,12 +265,13 @@ class Lamb(_AdamFamily):
         # Paddle's attribute names: a subclass's own _append_optimize_op reads them
         self._lamb_weight_decay = float(lamb_weight_decay)
         self._exclude_from_weight_decay_fn = exclude_from_weight_decay_fn
+        self._always_adapt = bool(always_adapt)
 
     def _update_attrs(self, p):
         exclude = self._exclude_from_weight_decay_fn
         wd = 0.0 if exclude is not None and exclude(p) else self._lamb_weight_decay
         return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
-                "weight_decay": wd}
+                "weight_decay": wd, "always_adapt": self._always_adapt}
 
 
 class Adamax(Optimizer):
