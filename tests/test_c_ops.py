@@ -394,6 +394,12 @@ def test_interp_pool_with_index_rnn_and_yolo_box_match_paddle_3(xy):
     assert boxes.shape == [1, 8, 4] and scores.shape == [1, 8, 2]
     _close(boxes[0, :2], [[6.1457, 5.852, 11.0666, 13.2507], [38.2852, 5.9604, 43.3884, 13.6332]])
     _close(scores[0, :2], [[0.17158, 0.18586], [0.17898, 0.19363]])
+    # iou_aware: one IoU channel per anchor first, conf = obj^0.6 * iou^0.4
+    x = paddle.to_tensor(np.linspace(-1, 1, 64, dtype="float32").reshape(1, 16, 2, 2))
+    boxes, scores = _C_ops.yolo_box(x, paddle.to_tensor(np.array([[64, 64]], "int32")),
+                                    [10, 13, 16, 30], 2, 0.01, 32, True, 1.0, True, 0.4)
+    _close(boxes[0, :2], [[7.2372, 6.688, 13.3508, 15.7119], [39.3615, 6.7747, 45.6723, 16.0896]])
+    _close(scores[0, :2], [[0.17083, 0.1823], [0.17717, 0.18888]])
     _close(_C_ops.spectral_norm(_state([1.0, 2.0], [3.0, 4.0], [0.5, -1.0]),
                                 _state(0.6, 0.8, 0.0), _state(1.0, 0.0), 0, 2, 1e-12),
            [[0.182102, 0.364205], [0.546307, 0.728409], [0.091051, -0.182102]])

@@ -280,8 +280,8 @@ SIGNATURES = {
     "squared_l2_norm": ("squared_l2_norm", "x:X", "Out"),
     "accuracy": ("accuracy", "x:Out indices:Indices label:Label", "Accuracy Correct Total"),
     "yolo_box": ("yolo_box", "x:X img_size:ImgSize anchors=[] class_num=1 conf_thresh=0.01 "
-                 "downsample_ratio=32 clip_bbox=True scale_x_y=1.0 iou_aware:!=False "
-                 "iou_aware_factor:-=0.5", "Boxes Scores"),
+                 "downsample_ratio=32 clip_bbox=True scale_x_y=1.0 iou_aware=False "
+                 "iou_aware_factor=0.5", "Boxes Scores"),
     # optimizers, in place (3.3.1's arguments: adam_ / adamw_ take moment2_max and amsgrad,
     # the early-2024 revision had neither); no master weights (multi_precision is accepted:
     # on float32 parameters it changes nothing)
