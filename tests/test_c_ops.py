@@ -221,8 +221,18 @@ def test_losses_metrics_convs_and_pools_match_paddle_3(xy):
     _close(_C_ops.huber_loss(x, y, 1.0), [[0.125, 2.5, 4.5], [2.0, 3.75, 0.125]])  # no residual
     _close(_C_ops.sigmoid_cross_entropy_with_logits(x, label, None, True, -100),
            [[0.16235, 0.21888, 0.02115], [0.0081, 0.09599, 0.28357]])
-    with pytest.raises(ValueError, match="pos_weight"):
-        _C_ops.sigmoid_cross_entropy_with_logits(x, label, p, True, -100)
+    # a pos_weight: (1 - y) x + w log(1 + exp(-x)), its gradient (1 - y) - w sigmoid(-x)
+    logits = paddle.to_tensor(np.array([[0.5, -1.0, 2.0], [3.0, -0.25, 1.5]]))
+    logits.stop_gradient = False
+    loss = _C_ops.sigmoid_cross_entropy_with_logits(
+        logits, paddle.to_tensor(np.array([[0.2, 1.0, 0.0], [0.7, 0.3, 1.0]])),
+        paddle.to_tensor(np.array([[0.5, 2.0, 3.0], [1.5, 0.1, 0.9]])), False, -100)
+    _close(loss, [[0.637038, 2.626523, 2.380784], [0.972881, -0.092406, 0.181272]],
+           "float64")
+    loss.sum().backward()
+    np.testing.assert_allclose(logits.gradient(), [[0.61123, -1.462117, 0.642391],
+                                                   [0.228861, 0.643782, -0.164183]],
+                               rtol=1e-5, atol=1e-6)
     _close(_C_ops.squared_l2_norm(x), [16.5625])
     accuracy, correct, total = _C_ops.accuracy(
         paddle.to_tensor(np.array([[0.9, 0.5], [0.8, 0.1], [0.7, 0.6]], "float32")),

@@ -130,16 +130,17 @@ def _run(slots, inputs, attrs, lengths, returned, in_place=None):
 
 
 # Paddle 3's name -> (op type, its arguments in order, the output slots it returns[, fixed
-# attrs]). An argument is `name[:target][=default]` (Paddle's name, which keywords use):
-# a target that starts upper-case is an input slot, one in lower case an attr of the op
-# type (none: the attr of Paddle's name), `-` an argument refimpl does not use (the place:
-# an op runs where its inputs live), `!` one whose default (none given: None) only refimpl
-# implements (another value is a ValueError); a default None leaves the op's own default. An output
-# `Slot[attr]` is a list of as many tensors as attr's value (a number, or a list's length;
-# an input slot's: as many as it was given);
-# `Slot=Input` is written into the tensor given for Input and returned (the in-place ops,
-# Paddle's names ending in `_`: the optimizers); `-` is an output refimpl's op does not
-# have (a master weight's), returned as None.
+# attrs]). An argument is `name[:target][=default]` (Paddle's name, which keywords use): a
+# target that is an input slot of the op type takes a tensor (upper-case ones must be, and a
+# lower-case one is: sigmoid_cross_entropy_with_logits' pos_weight), another an attr of the
+# op type (none: the attr of Paddle's name), `-` an argument refimpl does not use (the
+# place: an op runs where its inputs live), `!` one whose default (none given: None) only
+# refimpl implements (another value is a ValueError); a default None leaves the op's own
+# default. An output `Slot[attr]` is a list of as many tensors as attr's value (a number,
+# or a list's length; an input slot's: as many as it was given); `Slot=Input` is written
+# into the tensor given for Input and returned (the in-place ops, Paddle's names ending in
+# `_`: the optimizers); `-` is an output refimpl's op does not have (a master weight's),
+# returned as None.
 SIGNATURES = {
     # elementwise binary ops and comparisons (Paddle's axis -1: numpy broadcasting), bmm
     **{name: (op_type, "x:X y:Y", "Out") for name, op_type in (
@@ -275,7 +276,7 @@ SIGNATURES = {
     "bce_loss": ("bce_loss", "input:X label:Label", "Out"),
     "huber_loss": ("huber_loss", "input:X label:Y delta", "Out"),   # (no residual)
     "sigmoid_cross_entropy_with_logits": (
-        "sigmoid_cross_entropy_with_logits", "x:X label:Label pos_weight:!=None "
+        "sigmoid_cross_entropy_with_logits", "x:X label:Label pos_weight:pos_weight "
         "normalize=False ignore_index=-100", "Out"),
     "squared_l2_norm": ("squared_l2_norm", "x:X", "Out"),
     "accuracy": ("accuracy", "x:Out indices:Indices label:Label", "Accuracy Correct Total"),
@@ -383,7 +384,7 @@ class _Signature:
                 continue
             if target == "-" or value is None:
                 continue
-            if target[0].isupper():
+            if target in self.slots.inputs:
                 inputs[target] = self._tensor_argument(arg, position, value)
             else:
                 attrs[target] = self._attr_value(target, value)
