@@ -4,6 +4,7 @@ and fluid.layers (1.8) pad / pad2d / pad_constant_like / pixel_shuffle / space_t
 shuffle_channel / image_resize / resize_{bilinear,nearest,trilinear} / temporal_shift."""
 from .. import versions
 from ..dygraph.tensor import Tensor
+from ..framework.mode import in_dynamic_mode
 from ..framework.program import Variable
 from .common import append_op_out, check_variable
 from .creation import assign, fill_constant
@@ -243,6 +244,12 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
                          % (len(x.shape), list(_INTERP_FORMATS[len(x.shape)]),
                             data_format))
     size = _checked_interp_size(size, scale_factor)
+    if isinstance(size, Variable):      # 3.3.1's words (measured)
+        if len(size.shape) != 1:
+            raise ValueError("If size is a tensor, it's rank must be 1, but received %d."
+                             % len(size.shape))
+        if size.shape[0] not in (-1, spatial):
+            raise ValueError("The x and size should satisfy rank(x) - 2 == size.shape[0].")
     inputs, size, scale = _runtime_size_inputs(size, scale_factor, spatial, "interpolate")
     if inputs and size is None and scale is None:
         attrs = dict(dict.fromkeys(_OUT_NAMES, -1), scale=[])
@@ -257,14 +264,15 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
 
 def _checked_interp_size(size, scale_factor):
     """Paddle 2.0's interpolate: exactly one of size (a list, a tuple or a Tensor; under 3
-    any iterable, switch interpolate_size_iterable) and scale_factor (a number, a list, a
-    tuple or a Tensor). Returns size."""
+    in dynamic mode any iterable, switch interpolate_size_iterable) and scale_factor (a
+    number, a list, a tuple or a Tensor). Returns size."""
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate: give exactly one of size and scale_factor, got %s"
                          % ("both" if size is not None else "neither"))
     if size is not None and not isinstance(size, (list, tuple, Variable)):
         if versions.switch("interpolate_size_iterable") == "iterable" and \
-                not isinstance(size, (int, str)) and hasattr(size, "__iter__"):
+                in_dynamic_mode() and not isinstance(size, (int, str)) and \
+                hasattr(size, "__iter__"):
             size = list(size)
         else:
             raise TypeError("interpolate: size must be a list, a tuple or a Tensor, got %s %r"
