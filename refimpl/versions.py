@@ -198,6 +198,9 @@ SWITCHES = {
     "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
     # Lamb: moments bias-corrected by 1 - beta^t before the update
     "lamb_bias_correction": {"1.8": False, "2.0": True, "3": True},
+    # paddle.optimizer.Adadelta's learning rate: unused (1.8.5's and 2.0's adadelta op has
+    # no LearningRate), or scaling the update (3.3.1, measured: its op's LearningRate input)
+    "adadelta_learning_rate": {"1.8": "unused", "2.0": "unused", "3": "scales"},
     # when Lamb scales its step by the trust ratio ||p|| / ||update||: always (1.8.5, 2.0's
     # lamb_op.h), or only with a weight_decay > 0 or always_adapt (3.3.1, measured)
     "lamb_trust_ratio": {"1.8": "always", "2.0": "always", "3": "decay_or_always_adapt"},

@@ -325,6 +325,13 @@ def test_optimizer_ops_update_their_inputs_in_place(xy):
     _close(mom, [[0.033715, 0.115372], [0.030327, 0.082061]])
     _close(ms, [[0.091, 0.094], [0.189, 0.286]])
     _close(mg, [[0.055, 0.02], [0.06, 0.22]])
+    p, g, lr = _param_grad_lr()
+    asg, asu = _state([0.1, 0.1], [0.2, 0.3]), _state([0.5, 0.6], [0.7, 0.8])
+    result = _C_ops.adadelta_(p, g, asg, asu, lr, None, 0.9, 1e-6, False)
+    assert [r is t for r, t in zip(result, (p, asg, asu))] == [True] * 3 and result[3] is None
+    _close(p, [[0.47656, -1.050529], [2.057735, 0.183101]])      # lr scales the update
+    _close(asg, [[0.091, 0.094], [0.189, 0.286]])
+    _close(asu, [[0.455494, 0.565532], [0.663333, 0.764755]])
 
 
 def test_adam_family_updates_moments_and_powers_in_place(xy):

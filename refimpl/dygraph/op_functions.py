@@ -305,6 +305,11 @@ SIGNATURES = {
                  "epsilon=1e-10 decay=0.9 momentum=0.0 centered=False "
                  "multi_precision:-=False", "ParamOut=Param MomentOut=Moment "
                  "MeanSquareOut=MeanSquare MeanGradOut=MeanGrad -"),
+    "adadelta_": ("adadelta", "param:Param grad:Grad avg_squared_grad:AvgSquaredGrad "
+                  "avg_squared_update:AvgSquaredUpdate learning_rate:LearningRate "
+                  "master_param:!=None rho=0.95 epsilon=1e-06 multi_precision:-=False",
+                  "ParamOut=Param AvgSquaredGradOut=AvgSquaredGrad "
+                  "AvgSquaredUpdateOut=AvgSquaredUpdate -"),
     "lamb_": ("lamb", "param:Param grad:Grad learning_rate:LearningRate moment1:Moment1 "
               "moment2:Moment2 beta1_pow:Beta1Pow beta2_pow:Beta2Pow master_param:!=None "
               "skip_update:!=None weight_decay=0.01 beta1=0.9 beta2=0.999 epsilon=1e-06 "

@@ -416,10 +416,13 @@ class Adadelta(Optimizer):
         p, g = param_and_grad
         grad_avg = self._get_accumulator(self._avg_squared_grad_acc_str, p)
         update_avg = self._get_accumulator(self._avg_squared_update_acc_str, p)
+        inputs = {"Param": [p], "Grad": [g], "AvgSquaredGrad": [grad_avg],
+                  "AvgSquaredUpdate": [update_avg]}
+        if versions.switch("adadelta_learning_rate") == "scales":
+            inputs["LearningRate"] = [self._param_lr(p)]
         return block.append_op(
             type="adadelta",
-            inputs={"Param": [p], "Grad": [g], "AvgSquaredGrad": [grad_avg],
-                    "AvgSquaredUpdate": [update_avg]},
+            inputs=inputs,
             outputs={"ParamOut": [p], "AvgSquaredGradOut": [grad_avg],
                      "AvgSquaredUpdateOut": [update_avg]},
             attrs={"epsilon": self._epsilon, "rho": self._rho})
