@@ -83,8 +83,9 @@ SWITCHES = {
     "batch_norm_momentum_tensor": {"1.8": "used", "2.0": "used", "3": "ignored"},
     # the argument paddle.tril / triu's ValueError for a 1-D x names: "input shape in tril
     # must be at least 2-D" (1.8.5, measured), "x shape in ..." (2.0's creation.py, which
-    # its test_tril_triu_op matches); 3.3.1 words it as its InferMeta (refimpl keeps 1.8's)
-    "tril_rank_error_name": {"1.8": "input", "2.0": "x", "3": "input"},
+    # its test_tril_triu_op matches; 3.3.1's creation.py for a static program, which Paddle
+    # 3's test_tril_triu_op matches; its dygraph words it as its InferMeta)
+    "tril_rank_error_name": {"1.8": "input", "2.0": "x", "3": "x"},
     # paddle.where of condition / x / y of different shapes: expanded to their broadcast
     # shape for the where op (3.3.1; refimpl's under 1.8, whose paddle has no where), or
     # x * cast(cond) + y * cast(not cond) by elementwise ops (2.0's search.py), which
@@ -209,6 +210,12 @@ SWITCHES = {
     "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
     # Lamb: moments bias-corrected by 1 - beta^t before the update
     "lamb_bias_correction": {"1.8": False, "2.0": True, "3": True},
+    # paddle.optimizer.Adadelta's learning rate: unused (1.8.5's and 2.0's adadelta op has
+    # no LearningRate), or scaling the update (3.3.1, measured: its op's LearningRate input)
+    "adadelta_learning_rate": {"1.8": "unused", "2.0": "unused", "3": "scales"},
+    # when Lamb scales its step by the trust ratio ||p|| / ||update||: always (1.8.5, 2.0's
+    # lamb_op.h), or only with a weight_decay > 0 or always_adapt (3.3.1, measured)
+    "lamb_trust_ratio": {"1.8": "always", "2.0": "always", "3": "decay_or_always_adapt"},
     # integer elementwise_floordiv: toward zero (C's /) or floored (Python's //)
     "int_floordiv": {"1.8": "trunc", "2.0": "trunc", "3": "floor"},
     # paddle.divide of integers: the op's integer division toward zero, or true division
@@ -267,10 +274,14 @@ SWITCHES = {
     # its test_static_shape_inferrence_for_shape_tensor) or one -1 per element (1.8.5:
     # [-1, -1], measured); 3 has no fluid.layers (kept as 2.0)
     "shape_of_shape_op": {"1.8": False, "2.0": True, "3": True},
+    # paddle.arange's static shape when start, end and step are numbers: unknown ([-1], as
+    # the range op infers: 1.8.5 and 2.0's fluid.layers.range) or the count (3.3.1's
+    # arange sets ceil((end - start) / step), measured; its test_arange asserts [5])
+    "arange_static_shape": {"1.8": "unknown", "2.0": "unknown", "3": "count"},
     # fluid.layers check their arguments' types and dtypes in static mode as Paddle 1.8.5 or
     # 2.0 did, and under 2.0 a few paddle.* functions as 2.0's (layers/argument_checks.py);
-    # under 3 refimpl's ops check what they take
-    "fluid_layer_checks": {"1.8": "1.8", "2.0": "2.0", "3": None},
+    # under 3 refimpl's ops check what they take, and a few paddle.* functions as 3.3.1's
+    "fluid_layer_checks": {"1.8": "1.8", "2.0": "2.0", "3": "3"},
     # what fluid.layers.roi_align / roi_pool take by position after their attrs: 1.8.5's
     # roi_align (..., sampling_ratio, name, rois_lod) and roi_pool (..., spatial_scale,
     # rois_lod), measured; or 2.0's (..., rois_num, name) for both; 3 has no fluid (as 2.0)

@@ -35,6 +35,18 @@ def test_check_finite_and_unscale_divides_until_a_non_finite_tensor():
     assert out_b[0] == 0.0 and np.isnan(out_b[1]) and out_c.tolist() == [0.0]   # x * 0
 
 
+def test_static_amp_names_amp_nn_and_it_runs_eagerly():
+    # Paddle 3's op tests: `from paddle.static.amp import amp_nn`, called in dygraph
+    from refimpl.static.amp import amp_nn as static_amp_nn
+    assert static_amp_nn is amp_nn
+    with fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(np.array([2.0, 4.0], "float32"))
+        outs, found = static_amp_nn.check_finite_and_unscale(
+            [x], fluid.dygraph.to_variable(np.array([2.0], "float32")))
+        assert outs[0] is x and x.numpy().tolist() == [1.0, 2.0]
+        assert found.numpy().tolist() == [False]
+
+
 @pytest.mark.parametrize("found, good, bad, want", [
     (False, 999, 1, (4096.0, 0, 0)),        # the 1000th finite step doubles the scaling
     (False, 5, 1, (2048.0, 6, 0)),          # counts good steps, resets bad ones
@@ -58,6 +70,19 @@ def test_update_loss_scaling_steps_in_place(found, good, bad, want):
     np.testing.assert_array_equal(out, np.zeros_like(x) if found else x)
     np.testing.assert_allclose(scaling, [want[0]], rtol=1e-6)
     assert (good_out.tolist(), bad_out.tolist()) == ([want[1]], [want[2]])
+
+
+@pytest.mark.parametrize("stop", [True, False])
+def test_update_loss_scaling_reads_a_stop_update_tensor(stop):
+    # Paddle 3's StopUpdate input decides in place of the attr (stop_update=False here)
+    from refimpl.ops.registry import get_op_def
+    forward = get_op_def("update_loss_scaling").forward
+    x = np.ones(2, "float32")
+    _, scaling, good, bad = forward(
+        [x], np.array([False]), np.array([1024.0], "float32"), np.array([999], "int32"),
+        np.array([0], "int32"), np.array([stop]), incr_every_n_steps=1000)
+    assert (scaling.tolist(), good.tolist()) == (([1024.0], [999]) if stop else
+                                                 ([2048.0], [0]))
 
 
 def test_update_loss_scaling_checks_its_ratios_and_dtypes():

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import _C_ops, _legacy_C_ops, fluid, pir_utils
+from refimpl import _C_ops, _legacy_C_ops, fluid, pir_utils, versions
 from refimpl.dygraph.op_functions import SIGNATURES
 
 X = np.array([[0.5, -1.0, 2.0], [3.0, -0.25, 1.5]], "float32")
@@ -208,7 +208,8 @@ def test_every_signature_binds_and_names_a_registered_op():
         function = getattr(_C_ops, name)
         assert function.__name__ == name
         assert list(inspect.signature(function).parameters)[0] in (
-            "x", "input", "label", "condition", "shape", "weight", "sorted_sequence")
+            "x", "input", "label", "condition", "shape", "weight", "sorted_sequence",
+            "param")
     assert "matmul" in dir(_C_ops)
 
 
@@ -221,8 +222,18 @@ def test_losses_metrics_convs_and_pools_match_paddle_3(xy):
     _close(_C_ops.huber_loss(x, y, 1.0), [[0.125, 2.5, 4.5], [2.0, 3.75, 0.125]])  # no residual
     _close(_C_ops.sigmoid_cross_entropy_with_logits(x, label, None, True, -100),
            [[0.16235, 0.21888, 0.02115], [0.0081, 0.09599, 0.28357]])
-    with pytest.raises(ValueError, match="pos_weight"):
-        _C_ops.sigmoid_cross_entropy_with_logits(x, label, p, True, -100)
+    # a pos_weight: (1 - y) x + w log(1 + exp(-x)), its gradient (1 - y) - w sigmoid(-x)
+    logits = paddle.to_tensor(np.array([[0.5, -1.0, 2.0], [3.0, -0.25, 1.5]]))
+    logits.stop_gradient = False
+    loss = _C_ops.sigmoid_cross_entropy_with_logits(
+        logits, paddle.to_tensor(np.array([[0.2, 1.0, 0.0], [0.7, 0.3, 1.0]])),
+        paddle.to_tensor(np.array([[0.5, 2.0, 3.0], [1.5, 0.1, 0.9]])), False, -100)
+    _close(loss, [[0.637038, 2.626523, 2.380784], [0.972881, -0.092406, 0.181272]],
+           "float64")
+    loss.sum().backward()
+    np.testing.assert_allclose(logits.gradient(), [[0.61123, -1.462117, 0.642391],
+                                                   [0.228861, 0.643782, -0.164183]],
+                               rtol=1e-5, atol=1e-6)
     _close(_C_ops.squared_l2_norm(x), [16.5625])
     accuracy, correct, total = _C_ops.accuracy(
         paddle.to_tensor(np.array([[0.9, 0.5], [0.8, 0.1], [0.7, 0.6]], "float32")),
@@ -236,6 +247,9 @@ def test_losses_metrics_convs_and_pools_match_paddle_3(xy):
     expected[0, 0][expected[0, 0] < 0] *= 0.1
     _close(_C_ops.prelu(img, paddle.to_tensor(np.array([0.1, 0.5], "float32")), "NCHW",
                         "channel"), expected)
+    with pytest.raises(ValueError, match="should be 'NCHW' or 'NHWC'. Received "
+                                         "Attr.data_format.: HWC"):     # 3.3.1's words
+        paddle.nn.functional.temporal_shift(img, 2, 0.2, data_format="HWC")
     shifted = _C_ops.temporal_shift(
         paddle.to_tensor(np.arange(16, dtype="float32").reshape(4, 4, 1, 1)), 2, 0.25, "NCHW")
     _close(shifted.reshape([4, 4]), [[0, 5, 2, 3], [0, 0, 6, 7], [0, 13, 10, 11],
@@ -244,6 +258,15 @@ def test_losses_metrics_convs_and_pools_match_paddle_3(xy):
     _close(_C_ops.depthwise_conv2d(img, paddle.ones([2, 1, 2, 2]), [2, 2], [0, 0], "EXPLICIT",
                                    2, [1, 1], "NCHW"),
            [[[[-3.0, -2.2], [0.2, 1.0]], [[3.4, 4.2], [6.6, 7.4]]]])
+    # Paddle's kernels take any layout it names, channels first unless it ends in C
+    # (3.3.1: NCDHW and AnyLayout give NCHW's values)
+    for layout in ("NCDHW", "AnyLayout"):
+        _close(_C_ops.depthwise_conv2d(img + 1.0, paddle.ones([2, 1, 2, 2]), [2, 2], [0, 0],
+                                       "EXPLICIT", 2, [1, 1], layout),
+               [[[[1.0, 1.8], [4.2, 5.0]], [[7.4, 8.2], [10.6, 11.4]]]])
+    with pytest.raises(ValueError, match="data_format must be one of"):
+        _C_ops.depthwise_conv2d(img, paddle.ones([2, 1, 2, 2]), [2, 2], [0, 0], "EXPLICIT", 2,
+                                [1, 1], "NCW")
     vol = paddle.to_tensor(np.arange(16, dtype="float32").reshape(1, 2, 2, 2, 2) / 10)
     _close(_C_ops.conv3d(vol, paddle.ones([1, 2, 2, 2, 2]), [1, 1, 1], [0, 0, 0], "EXPLICIT",
                          1, [1, 1, 1], "NCDHW"), [[[[[12.0]]]]])
@@ -281,3 +304,145 @@ def test_pool_rearrangement_and_norm_ops_as_3_3_1s_layers_call_them(dygraph):
                                   F.max_unpool2d(out, mask, 2, output_size=[4, 6]).numpy())
     np.testing.assert_array_equal(_C_ops.group_norm(x, None, None, 1e-5, 2, "NCHW").numpy(),
                                   F.group_norm(x, 2).numpy())
+
+
+def _param_grad_lr():
+    return (paddle.to_tensor(np.array([[0.5, -1.0], [2.0, 0.25]], "float32")),
+            paddle.to_tensor(np.array([[0.1, 0.2], [-0.3, 0.4]], "float32")),
+            paddle.to_tensor(np.array([0.1], "float32")))
+
+
+def _state(*rows):
+    return paddle.to_tensor(np.array(rows, "float32"))
+
+
+def test_optimizer_ops_update_their_inputs_in_place(xy):
+    # 3.3.1 returns the very input tensors, updated, and None for the master weight;
+    # values recorded on 3.3.1 with the same arguments
+    p, g, lr = _param_grad_lr()
+    result = _C_ops.sgd_(p, lr, g, None, False)
+    assert result[0] is p and result[1] is None
+    _close(p, [[0.49, -1.02], [2.03, 0.21]])
+    p, g, lr = _param_grad_lr()
+    m = _state([0.1, 0.1], [0.2, 0.3])
+    result = _C_ops.adagrad_(p, g, m, lr, None, 1e-6, False)
+    assert result[0] is p and result[1] is m and result[2] is None
+    _close(p, [[0.469849, -1.053452], [2.055708, 0.191023]])
+    _close(m, [[0.11, 0.14], [0.29, 0.46]])
+    p, g, lr = _param_grad_lr()
+    m, u, b1p = _state([0.1, 0.1], [0.2, 0.3]), _state([0.5, 0.6], [0.7, 0.8]), _state(0.9)
+    result = _C_ops.adamax_(p, g, lr, m, u, b1p, None, 0.9, 0.999, 1e-8, False)
+    assert [r is t for r, t in zip(result, (p, m, u))] == [True] * 3 and result[3] is None
+    _close(p, [[0.2998, -1.183517], [1.7855, -0.137888]])
+    _close(u, [[0.4995, 0.5994], [0.6993, 0.7992]])
+    _close(b1p, [0.9])                          # read only: the optimizer advances it
+    p, g, lr = _param_grad_lr()
+    v = _state([0.1, 0.1], [0.2, 0.3])
+    result = _C_ops.momentum_(p, g, v, lr, None, 0.9, True, "l2_decay", 0.01, False, 1.0)
+    assert result[0] is p and result[1] is v and result[2] is None
+    _close(p, [[0.47195, -1.0442], [2.037, 0.149225]])
+    _close(v, [[0.195, 0.28], [-0.1, 0.6725]])
+    p, g, lr = _param_grad_lr()
+    ms, mom, mg = _state([0.1, 0.1], [0.2, 0.3]), _state([0.0, 0.1], [0.2, 0.0]), \
+        _state([0.05, 0.0], [0.1, 0.2])
+    result = _C_ops.rmsprop_(p, ms, g, mom, lr, mg, None, 1e-6, 0.9, 0.5, True, False)
+    assert [r is t for r, t in zip(result, (p, mom, ms, mg))] == [True] * 4
+    _close(p, [[0.466285, -1.115372], [1.969673, 0.167939]])
+    _close(mom, [[0.033715, 0.115372], [0.030327, 0.082061]])
+    _close(ms, [[0.091, 0.094], [0.189, 0.286]])
+    _close(mg, [[0.055, 0.02], [0.06, 0.22]])
+    p, g, lr = _param_grad_lr()
+    asg, asu = _state([0.1, 0.1], [0.2, 0.3]), _state([0.5, 0.6], [0.7, 0.8])
+    result = _C_ops.adadelta_(p, g, asg, asu, lr, None, 0.9, 1e-6, False)
+    assert [r is t for r, t in zip(result, (p, asg, asu))] == [True] * 3 and result[3] is None
+    _close(p, [[0.47656, -1.050529], [2.057735, 0.183101]])      # lr scales the update
+    _close(asg, [[0.091, 0.094], [0.189, 0.286]])
+    _close(asu, [[0.455494, 0.565532], [0.663333, 0.764755]])
+
+
+def test_adam_family_updates_moments_and_powers_in_place(xy):
+    def run(name, *attrs):
+        p, g, lr = _param_grad_lr()
+        m1, m2 = _state([0.1, 0.1], [0.2, 0.3]), _state([0.5, 0.6], [0.7, 0.8])
+        b1p, b2p = _state(0.9), _state(0.999)
+        if name == "lamb_":
+            result = _C_ops.lamb_(p, g, lr, m1, m2, b1p, b2p, None, None, *attrs)
+        else:        # 3.3.1's moment2_max (None) after moment2
+            result = getattr(_C_ops, name)(p, g, lr, m1, m2, None, b1p, b2p, None, None,
+                                           *attrs)
+            assert result[3] is None
+            result = result[:3] + result[4:]
+        assert [r is t for r, t in zip(result, (p, m1, m2, b1p, b2p))] == [True] * 5
+        assert result[5] is None
+        _close(m1, [[0.1, 0.11], [0.15, 0.31]])
+        _close(m2, [[0.49951, 0.59944], [0.69939, 0.79936]])
+        _close(b1p, [0.81])
+        _close(b2p, [0.998001])
+        return p
+    _close(run("lamb_", 0.01, 0.9, 0.999, 1e-6, False, False),
+           [[0.422975, -1.054084], [1.881204, 0.076349]])
+    _close(run("adam_", 0.9, 0.999, 1e-8, False, 1000, False, False, False),
+           [[0.495526, -1.004493], [1.994328, 0.239036]])
+    _close(run("adamw_", 0.9, 0.999, 1e-8, 1.0, 0.01, True, False, 1000, False, False, False),
+           [[0.495026, -1.003493], [1.992328, 0.238786]])
+    # without weight decay 3.3.1's lamb_ adapts only with always_adapt
+    with versions.use("3"):
+        _close(run("lamb_", 0.0, 0.9, 0.999, 1e-6, False, False),
+               [[0.495526, -1.004493], [1.994328, 0.239036]])
+        _close(run("lamb_", 0.0, 0.9, 0.999, 1e-6, True, False),
+               [[0.425689, -1.074618], [1.905799, 0.067898]])
+    p, g, lr = _param_grad_lr()
+    with pytest.raises(ValueError, match="amsgrad=True is not implemented"):
+        _C_ops.adam_(p, g, lr, p, p, None, lr, lr, None, None, 0.9, 0.999, 1e-8, False, 1000,
+                     False, False, True)
+
+
+def test_interp_pool_with_index_rnn_and_yolo_box_match_paddle_3(xy):
+    img = paddle.to_tensor(np.arange(16, dtype="float32").reshape(1, 1, 4, 4) / 10)
+    _close(_C_ops.bilinear_interp(img, None, None, None, "NCHW", -1, 2, 3, [], "bilinear",
+                                  False, 0),
+           [[[[0.216667, 0.35, 0.483333], [1.016667, 1.15, 1.283333]]]])
+    _close(_C_ops.nearest_interp(img, None, None, None, "NCHW", -1, 2, 2, [], "nearest", False,
+                                 1), [[[[0.0, 0.2], [0.8, 1.0]]]])
+    _close(_C_ops.bicubic_interp(img, None, None, None, "NCHW", -1, 2, 2, [], "bicubic", True,
+                                 1), [[[[0.0, 0.3], [1.2, 1.5]]]])
+    _close(_C_ops.linear_interp(paddle.to_tensor(np.arange(6, dtype="float32").reshape(1, 1, 6)
+                                                 / 10), None, None, None, "NCHW", -1, -1, 4,
+                                [], "linear", True, 1), [[[0.0, 0.166667, 0.333333, 0.5]]])
+    _close(_C_ops.trilinear_interp(paddle.to_tensor(np.arange(8, dtype="float32")
+                                                    .reshape(1, 1, 2, 2, 2)), None, None, None,
+                                   "NCHW", 2, 1, 2, [], "trilinear", True, 1),
+           [[[[[0.0, 1.0]], [[4.0, 5.0]]]]])
+    out, mask = _C_ops.max_pool2d_with_index(
+        paddle.to_tensor(np.array([[[[1, 5, 2], [7, 0, 3], [4, 8, 6]]]], "float32")), [2, 2],
+        [1, 1], [0, 0], False, False, False)
+    _close(out, [[[[7.0, 5.0], [8.0, 8.0]]]])
+    _close(mask, [[[[3, 1], [7, 7]]]], "int32")
+    out, mask = _C_ops.max_pool3d_with_index(     # the early-2024 form: no ceil_mode
+        paddle.to_tensor(np.arange(8, dtype="float32").reshape(1, 1, 2, 2, 2)), [2, 2, 2],
+        [1, 1, 1], [0, 0, 0], False, False)
+    _close(out, [[[[[7.0]]]]])
+    _close(mask, [[[[[7]]]]], "int32")
+    weights = [_state([0.1, 0.2], [0.3, -0.4]), _state([0.5, 0.0], [0.0, 0.5]),
+               _state(0.1, -0.1), _state(0.0, 0.2)]
+    out, _, state = _C_ops.rnn(_state([[0.5, -0.5]], [[1.0, 0.25]]), [_state([[0.1, -0.2]])],
+                               weights, None, paddle.Tensor(), 0.0, False, 2, 2, 1,
+                               "RNN_TANH", 0, True)
+    _close(out, [[[0.099668, 0.336376]], [[0.291161, 0.436734]]])
+    assert len(state) == 1
+    _close(state[0], [[[0.291161, 0.436734]]])
+    x = paddle.to_tensor(np.linspace(-1, 1, 56, dtype="float32").reshape(1, 14, 2, 2))
+    boxes, scores = _C_ops.yolo_box(x, paddle.to_tensor(np.array([[64, 64]], "int32")),
+                                    [10, 13, 16, 30], 2, 0.01, 32, True, 1.0, False, 0.5)
+    assert boxes.shape == [1, 8, 4] and scores.shape == [1, 8, 2]
+    _close(boxes[0, :2], [[6.1457, 5.852, 11.0666, 13.2507], [38.2852, 5.9604, 43.3884, 13.6332]])
+    _close(scores[0, :2], [[0.17158, 0.18586], [0.17898, 0.19363]])
+    # iou_aware: one IoU channel per anchor first, conf = obj^0.6 * iou^0.4
+    x = paddle.to_tensor(np.linspace(-1, 1, 64, dtype="float32").reshape(1, 16, 2, 2))
+    boxes, scores = _C_ops.yolo_box(x, paddle.to_tensor(np.array([[64, 64]], "int32")),
+                                    [10, 13, 16, 30], 2, 0.01, 32, True, 1.0, True, 0.4)
+    _close(boxes[0, :2], [[7.2372, 6.688, 13.3508, 15.7119], [39.3615, 6.7747, 45.6723, 16.0896]])
+    _close(scores[0, :2], [[0.17083, 0.1823], [0.17717, 0.18888]])
+    _close(_C_ops.spectral_norm(_state([1.0, 2.0], [3.0, 4.0], [0.5, -1.0]),
+                                _state(0.6, 0.8, 0.0), _state(1.0, 0.0), 0, 2, 1e-12),
+           [[0.182102, 0.364205], [0.546307, 0.728409], [0.091051, -0.182102]])

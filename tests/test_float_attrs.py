@@ -201,12 +201,19 @@ def test_eager_momentum_and_sgd_decay_steps_as_paddle_3():
         paddle.set_default_dtype("float64")
         try:
             momentum = steps(lambda p: paddle.optimizer.Momentum(0.1, 0.9, parameters=p))
+            # multi_precision (no master weights for float64 / float32 parameters) and
+            # use_multi_tensor (one merged op) give the same steps
+            merged = steps(lambda p: paddle.optimizer.Momentum(
+                0.1, 0.9, parameters=p, multi_precision=True, use_multi_tensor=True))
+            with pytest.raises(ValueError, match="rescale_grad=0.5 is not implemented"):
+                paddle.optimizer.Momentum(0.1, 0.9, rescale_grad=0.5)
             sgd = steps(lambda p: paddle.optimizer.SGD(
                 0.1, parameters=p, weight_decay=paddle.regularizer.L2Decay(0.1)))
         finally:
             paddle.set_default_dtype("float32")
     np.testing.assert_allclose(momentum, [0.4630000007152557, -0.20700000166893007],
                                rtol=1e-15, atol=0)
+    np.testing.assert_array_equal(merged, momentum)
     np.testing.assert_allclose(sgd, [0.48035, -0.265725], rtol=1e-15, atol=0)
 
 

@@ -338,6 +338,56 @@ def test_paddle20_functions_check_their_arguments_in_static_mode(paddle_version)
         assert paddle.assign([[1.5, 2.5]]).shape == (1, 2)     # 3.3.1 takes lists too
 
 
+def test_paddle3_functions_check_their_arguments_in_static_mode(paddle_version):
+    # 3.3.1 under FLAGS_enable_pir_api=0 (measured; Paddle 3's test_is_empty_op,
+    # test_multiplex_op, test_linspace, test_arange assert these)
+    import refimpl as paddle
+    with paddle_version("3"), fluid.program_guard(fluid.Program(), fluid.Program()):
+        with pytest.raises(TypeError, match="'x' in paddle.is_empty must be"):
+            paddle.is_empty(fluid.data("flags", [4], "bool"))
+        small = [fluid.data(n, [None, 2], "int16") for n in "ab"]
+        index = fluid.data("index", [None, 1], "int32")
+        with pytest.raises(TypeError, match=r"'inputs\[0\]' in paddle.multiplex must be"):
+            paddle.multiplex(small, index)
+        with pytest.raises(TypeError, match="'index' in paddle.multiplex must be"):
+            paddle.multiplex([fluid.data("f", [None, 2], "float32")] * 2,
+                             fluid.data("i16", [None, 1], "int16"))
+        with pytest.raises(TypeError, match="'dtype' in paddle.linspace must be"):
+            paddle.linspace(0, 10, 1, dtype="int8")
+        with pytest.raises(TypeError, match="'num' in paddle.linspace must be Variable or int"):
+            paddle.linspace(0, 10, 1.33, dtype="int32")
+        with pytest.raises(ValueError, match="float64 would overflow dtype float32"):
+            paddle.linspace(fluid.data("start", [1], "float64"), 10, 1, dtype="float32")
+        with pytest.raises(TypeError, match="'dtype' in paddle.arange must be"):
+            paddle.arange(10, dtype="int16")
+        with pytest.raises(TypeError, match="'x' in paddle.unique must be"):
+            paddle.unique(fluid.data("u16", [10], "int16"))
+        with pytest.raises(TypeError, match="'dtype' in paddle.unique must be"):
+            paddle.unique(fluid.data("u", [10], "float32"), dtype="float32")
+        with pytest.raises(TypeError, match="'dtype' in paddle.eye must be"):
+            paddle.eye(10, num_columns=10, dtype="int8")
+        image = fluid.data("image", [2, 3, 6, 6], "float32")
+        with pytest.raises(TypeError, match=r"crop_tensor: shape\[1\] must be an int"):
+            paddle.crop(image, shape=[2, 2.0, 3, 3])
+        with pytest.raises(ValueError, match=r"crop_tensor: shape\[1\] must be positive or -1"):
+            paddle.crop(image, shape=[2, -2, 3, 3])
+        with pytest.raises(TypeError, match="'x' in paddle.crop must be"):
+            paddle.crop(fluid.data("half", [2, 3, 6, 6], "float16"), shape=[2, 2, 3, 3])
+        assert paddle.crop(image, shape=[2, 2, 3, 3]).shape == (2, 2, 3, 3)
+        label = fluid.data("label", [None, 1], "int32")
+        for accuracy in (paddle.static.accuracy, paddle.metric.accuracy):
+            with pytest.raises(TypeError, match="'input' in .*accuracy must be"):
+                accuracy(fluid.data("scores", [None, 4], "int32"), label)
+        # 3.3.1's arange knows its length when start, end and step are numbers
+        assert paddle.arange(-1, 11, 2, "float32").shape == (6,)
+        assert paddle.arange(fluid.data("end", [1], "float32")).shape == (-1,)
+        assert paddle.is_empty(fluid.data("floats", [4], "float32")).dtype == "bool"
+    with paddle_version("2.0"), fluid.program_guard(fluid.Program(), fluid.Program()):
+        assert paddle.arange(-1, 11, 2, "float32").shape == (-1,)      # the range op's
+        small = [fluid.data(n, [None, 2], "int16") for n in "ab"]
+        assert paddle.multiplex(small, fluid.data("index", [None, 1], "int32")).dtype == "int16"
+
+
 def test_paddle_tensor_array_functions_are_fluids_with_its_checks(paddle_version):
     # Paddle 2.0's paddle.tensor.array_* (its test_array_read_write_op): eager lists in
     # dynamic mode, fluid.layers' checks in static mode

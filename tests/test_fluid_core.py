@@ -140,11 +140,21 @@ def test_op_protos_follow_the_op_definitions():
     assert {v.name: v.dispensable for v in lstm_inputs}["XLength"] is True
     assert {v.name: v.dispensable for v in lstm_inputs}["Input"] is False
     assert {"axis", "op_role"} <= {a.name for a in proto.attrs}
+    # an empty list default has the type Paddle declares (op.py's Operator writes by it)
+    types = {a.name: a.type for a in OpProtoHolder.instance()
+             .get_op_proto("bilinear_interp_v2").attrs}
+    assert (types["scale"], types["out_h"]) == (core.AttrType.FLOATS, core.AttrType.INT)
+    assert {a.name: a.type for a in OpProtoHolder.instance().get_op_proto("slice").attrs}[
+        "axes"] == core.AttrType.INTS
     assert Operator.get_op_inputs("mul") == [("X", False), ("Y", False)]
     assert "dims" in Operator.get_op_attr_names("flip")      # 1.8's name, accepted
     with pytest.raises(ValueError, match="has not been registered"):
         OpProtoHolder.instance().get_op_proto("no_such_op")
     assert convert_np_dtype_to_dtype_(np.float64) == core.VarDesc.VarType.FP64
+    # Paddle 3's core.DataType: 3.3.1's paddle.float32 is DataType.FLOAT32
+    assert core.DataType.FLOAT32 == paddle.float32 == core.VarDesc.VarType.FP32
+    assert core.DataType.INT64 == "int64" and core.DataType.FLOAT64 != paddle.float32
+    assert all(core.DataType.BFLOAT16 != d for d in (paddle.float32, paddle.float16))
 
 
 def test_operator_runs_on_a_scope():

@@ -226,3 +226,33 @@ def test_linear_chains_fold_and_train_as_the_ops():
     for value, plain_value in zip(params, plain_params):
         np.testing.assert_array_equal(value, plain_value)
     assert losses[1] < losses[0]
+
+
+def test_a_linear_fed_one_sample_as_a_vector_runs_as_paddle_3():
+    # Paddle 3's test_momentum_op feeds uci_housing samples of shape [13] to x [-1, 13]:
+    # 3.3.1 (FLAGS_enable_pir_api=0, measured) runs the Linear's matmul_v2 on the vector,
+    # pred [1]; three Momentum steps from w = 0.1, b = 0.2 leave cost 0.000484, pred 1.022
+    paddle.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            x = static.data("x", [-1, 13], "float32")
+            y = static.data("y", [-1, 1], "float32")
+            pred = paddle.nn.Linear(
+                13, 1, weight_attr=paddle.ParamAttr(
+                    initializer=paddle.nn.initializer.Constant(0.1)),
+                bias_attr=paddle.ParamAttr(
+                    initializer=paddle.nn.initializer.Constant(0.2)))(x)
+            cost = paddle.mean(paddle.nn.functional.square_error_cost(pred, y))
+            paddle.optimizer.Momentum(learning_rate=0.1, momentum=0.9).minimize(cost)
+        exe = static.Executor(paddle.CPUPlace())
+        exe.run(startup)
+        for _ in range(3):
+            got_cost, got_pred = exe.run(main, feed={
+                "x": np.arange(13, dtype="float32") / 10, "y": np.ones(1, "float32")},
+                fetch_list=[cost, pred])
+    finally:
+        paddle.disable_static()
+    assert got_pred.shape == (1,)
+    np.testing.assert_allclose(got_pred, [1.022], rtol=1e-5)
+    np.testing.assert_allclose(got_cost, 0.000484, rtol=1e-3)

@@ -361,12 +361,31 @@ def test_interpolate_size_set_by_version(version, paddle_version):
     call = lambda x: F.interpolate(x, size={3}, mode="linear", align_corners=True,
                                    data_format="NCW")
     with paddle_version(version):
-        if version == "3":
-            np.testing.assert_allclose(run(call, x=x), [[[0., 1., 2.]]])
-        else:
-            with pytest.raises(TypeError, match="size must be a list, a tuple or a Tensor, "
-                                                "got set"):
-                run(call, x=x)
+        # a static program refuses it in every version (3.3.1 too, measured)
+        with pytest.raises(TypeError, match="size must be a list, a tuple or a Tensor, "
+                                            "got set"):
+            run(call, x=x)
+        with fluid.dygraph.guard():
+            if version == "3":      # 3.3.1's dygraph takes list(size)
+                np.testing.assert_allclose(call(paddle.to_tensor(x)).numpy(), [[[0., 1., 2.]]])
+            else:
+                with pytest.raises(TypeError, match="got set"):
+                    call(paddle.to_tensor(x))
+
+
+def test_interpolate_size_tensor_rank_and_length_as_paddle_3():
+    def build(rows):
+        def layer(x):
+            return F.interpolate(x, size=paddle.assign(np.array(rows, "int32")),
+                                 mode="bicubic", align_corners=False)
+        return layer
+    x = np.ones((2, 3, 6, 6), "float32")
+    with pytest.raises(ValueError, match="If size is a tensor, it's rank must be 1, but "
+                                         "received 2"):
+        run(build([[2, 2]]), x=x)
+    with pytest.raises(ValueError, match=r"rank\(x\) - 2 == size.shape\[0\]"):
+        run(build([2, 2, 2]), x=x)
+    assert run(build([2, 3]), x=x).shape == (2, 3, 2, 3)
 
 
 @pytest.mark.parametrize("version, error", [("1.8", TypeError), ("2.0", ValueError),

@@ -208,6 +208,14 @@ def test_tracer_kernel_signatures_are_paddle_3_3_1s():
         ["X"], ["dim", "out_dtype", "keep_dim"], ["Out"])
     with pytest.raises(RuntimeError):
         tracer._get_kernel_signature("feed", {}, {}, {})
+    # an attribute's tensor form takes its place: one_hot_v2's depth_tensor (name_tensor),
+    # affine_grid's OutputShape (the CamelCase name), only when given
+    assert tracer._get_kernel_signature("one_hot_v2", {"depth_tensor": [1]}, {}, {}) == (
+        ["X"], ["depth_tensor", "dtype", "allow_out_of_range"], ["Out"])
+    assert tracer._get_kernel_signature("affine_grid", {"OutputShape": [1]}, {}, {})[1] == \
+        ["OutputShape", "align_corners"]
+    assert tracer._get_kernel_signature("affine_grid", {}, {}, {})[1] == \
+        ["output_shape", "align_corners"]
     from refimpl.jit.dy2static.utils import parse_arg_and_kwargs
     assert parse_arg_and_kwargs(lambda x, y, axis=-1, name=None: 0) == (
         ["x", "y", "axis", "name"], {"axis": -1, "name": None})

@@ -416,3 +416,19 @@ def test_allclose_op_takes_its_tolerances_from_rtol_and_atol_inputs():
         main, feed={"x": np.array([1.0, 2.0, 0.25]), "y": np.array([1.0, 2.0, 0.2])},
         fetch_list=outs)
     assert [bool(g) for g in got] == [False, True, True]
+
+
+def test_allclose_takes_tensor_tolerances(paddle_version):
+    # 3.3.1's PIR allclose takes them as Values; refimpl feeds the op's Rtol / Atol
+    with paddle_version("3"):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            x = static.data("x", [3], "float64")
+            y = static.data("y", [3], "float64")
+            outs = [paddle.allclose(x, y, fluid.layers.fill_constant([1], "float64", rtol),
+                                    fluid.layers.fill_constant([1], "float64", atol))
+                    for rtol, atol in ((1e-5, 1e-8), (1e-5, 0.1), (0.5, 1e-8))]
+        got = fluid.Executor(fluid.CPUPlace()).run(
+            main, feed={"x": np.array([1.0, 2.0, 0.25]), "y": np.array([1.0, 2.0, 0.2])},
+            fetch_list=outs)
+    assert [bool(g) for g in got] == [False, True, True]

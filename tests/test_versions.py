@@ -173,6 +173,42 @@ def test_lamb_bias_correction(paddle_version, version, w):
         np.testing.assert_allclose(out[0], [w], rtol=1e-5)
 
 
+@pytest.mark.parametrize("version, want", [
+    ("2.0", [0.4994090795516968, -0.2504363059997559]),     # the op without a learning rate
+    ("3", [0.4999409019947052, -0.2500436305999756])])      # 3.3.1 (measured): lr 0.1 scales
+def test_adadelta_learning_rate(paddle_version, version, want):
+    with paddle_version(version):
+        paddle.disable_static()
+        w = paddle.create_parameter([2], "float32", default_initializer=paddle.nn.initializer
+                                    .Assign(np.array([0.5, -0.25])))
+        opt = paddle.optimizer.Adadelta(learning_rate=0.1, rho=0.9, parameters=[w])
+        for xt in ([0.3, -0.7], [-0.2, 0.9]):
+            (w * paddle.to_tensor(np.array(xt, "float32"))).sum().backward()
+            opt.step()
+            opt.clear_grad()
+        np.testing.assert_allclose(w.numpy(), want, rtol=1e-5)
+
+
+@pytest.mark.parametrize("version, adapts", [("1.8", True), ("2.0", True), ("3", False)])
+def test_lamb_trust_ratio_without_weight_decay(paddle_version, version, adapts):
+    # 3.3.1 (measured with _C_ops.lamb_, tests/test_c_ops.py) scales by ||p|| / ||update||
+    # only with a weight decay or always_adapt; 1.8.5 and 2.0's lamb_op.h always
+    from refimpl.ops.registry import get_op_def
+    forward = get_op_def("lamb").forward
+
+    def step(always_adapt):
+        param = np.array([3.0, 4.0], "float32")
+        forward(param, np.array([1.0, 1.0], "float32"), np.array([0.1], "float32"),
+                np.zeros(2, "float32"), np.zeros(2, "float32"), np.array([0.9], "float32"),
+                np.array([0.999], "float32"), weight_decay=0.0, always_adapt=always_adapt)
+        return param
+    with paddle_version(version):
+        # the update is ~[1, 1]: the ratio 5 / sqrt(2) multiplies the step of 0.1
+        np.testing.assert_allclose(step(False), [3 - 0.35355, 4 - 0.35355] if adapts else
+                                   [2.9, 3.9], rtol=1e-4)
+        np.testing.assert_allclose(step(True), [3 - 0.35355, 4 - 0.35355], rtol=1e-4)
+
+
 @pytest.mark.parametrize("version, mod, floordiv", [
     ("1.8", [1, -1, 1, -1], [2, -2, -2, 2]),          # Paddle 1.8.5
     ("2.0", [1, 2, -2, -1], [2, -2, -2, 2]),          # 2.0.0's kernels

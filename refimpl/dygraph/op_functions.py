@@ -92,11 +92,13 @@ class _Slots:
         self.duplicable = [slot_name(s) for s in op_def.outputs if is_duplicable(s)]
 
 
-def _run(slots, inputs, attrs, lengths, returned):
+def _run(slots, inputs, attrs, lengths, returned, in_place=None):
     """Run `slots.op_def` on `inputs` with `attrs`; `lengths`: the number of tensors of each
-    duplicable output slot; returns the outputs of the slots `returned`, one alone, else a
-    tuple (a duplicable slot's as a list)."""
+    duplicable output slot; `in_place`: {output slot: the input tensor it is written into};
+    returns the outputs of the slots `returned` (None: a None), one alone, else a tuple (a
+    duplicable slot's as a list)."""
     op_def = slots.op_def
+    in_place = in_place or {}
     static = [(slot, t) for slot, value in inputs.items()
               for t in (value if isinstance(value, (list, tuple)) else (value,))
               if isinstance(t, Variable) and not isinstance(t, Tensor)]
@@ -112,27 +114,33 @@ def _run(slots, inputs, attrs, lengths, returned):
         # pir_utils.IrGuard: here the current block of the one program IR)
         helper = LayerHelper(op_def.type)
         dtype = static[0][1].dtype
-        outputs = {slot: [helper.create_variable_for_type_inference(dtype)
-                          for _ in range(lengths.get(slot, 1))]
+        outputs = {slot: [in_place[slot]] if slot in in_place else
+                   [helper.create_variable_for_type_inference(dtype)
+                    for _ in range(lengths.get(slot, 1))]
                    for slot in slots.outputs}
         helper.append_op(type=op_def.type, inputs=inputs, outputs=outputs, attrs=attrs)
     else:
-        outputs = {slot: [Tensor(None, False) for _ in range(lengths.get(slot, 1))]
+        outputs = {slot: [in_place[slot]] if slot in in_place else
+                   [Tensor(None, False) for _ in range(lengths.get(slot, 1))]
                    for slot in slots.outputs}
         run_op(op_def.type, inputs, outputs, attrs)
-    results = tuple(outputs[slot] if slot in lengths else outputs[slot][0]
-                    for slot in returned)
+    results = tuple(None if slot is None else outputs[slot] if slot in lengths
+                    else outputs[slot][0] for slot in returned)
     return results[0] if len(results) == 1 else results
 
 
 # Paddle 3's name -> (op type, its arguments in order, the output slots it returns[, fixed
-# attrs]). An argument is `name[:target][=default]` (Paddle's name, which keywords use):
-# a target that is an input slot of the op type is that input (one that starts upper-case
-# must be: Paddle 3's newer ops have lower-case slots, cummax's x), another an attr of the
-# op type (none: the attr of Paddle's name), `-` an argument refimpl does not use (the place:
-# an op runs where its inputs live), `!` one whose default only refimpl implements (another
-# value is a ValueError); a default None leaves the op's own default. An output
-# `Slot[attr]` is a list of as many tensors as attr's value (a number, or a list's length).
+# attrs]). An argument is `name[:target][=default]` (Paddle's name, which keywords use): a
+# target that is an input slot of the op type takes a tensor (upper-case ones must be, and a
+# lower-case one is: sigmoid_cross_entropy_with_logits' pos_weight), another an attr of the
+# op type (none: the attr of Paddle's name), `-` an argument refimpl does not use (the
+# place: an op runs where its inputs live), `!` one whose default (none given: None) only
+# refimpl implements (another value is a ValueError); a default None leaves the op's own
+# default. An output `Slot[attr]` is a list of as many tensors as attr's value (a number,
+# or a list's length; an input slot's: as many as it was given); `Slot=Input` is written
+# into the tensor given for Input and returned (the in-place ops, Paddle's names ending in
+# `_`: the optimizers); `-` is an output refimpl's op does not have (a master weight's),
+# returned as None.
 SIGNATURES = {
     # elementwise binary ops and comparisons (Paddle's axis -1: numpy broadcasting), bmm
     **{name: (op_type, "x:X y:Y", "Out") for name, op_type in (
@@ -263,14 +271,30 @@ SIGNATURES = {
     "pixel_unshuffle": ("pixel_unshuffle", "x:X downscale_factor data_format=NCHW", "Out"),
     "group_norm": ("group_norm", "x:X scale:Scale bias:Bias epsilon groups "
                    "data_format:data_layout", "Y"),
-    "spectral_norm": ("spectral_norm", "weight:Weight u:U v:V dim power_iters eps", "Out"),
+    "spectral_norm": ("spectral_norm", "weight:Weight u:U v:V dim=0 power_iters=1 eps=1e-12",
+                      "Out"),
+    # (3.3.1's ceil_mode, which the early-2024 revision lacked, last)
+    **{"max_pool%dd_with_index" % n: (
+        "max_pool%dd_with_index" % n, "x:X kernel_size:ksize strides=%s paddings=%s "
+        "global_pooling=False adaptive=False ceil_mode=False" % (ones, zeros), "Out Mask")
+       for n, ones, zeros in ((2, "[1,1]", "[0,0]"), (3, "[1,1,1]", "[0,0,0]"))},
+    **{name: (name + "_v2", "x:X out_size:OutSize size_tensor:SizeTensor "
+              "scale_tensor:Scale data_format:data_layout=NCHW out_d=-1 out_h=-1 out_w=-1 "
+              "scale=[] interp_method=%s align_corners=True align_mode=1"
+              % name[:-len("_interp")], "Out")
+       for name in ("linear_interp", "bilinear_interp", "trilinear_interp",
+                    "nearest_interp", "bicubic_interp")},
+    "rnn": ("rnn", "x:Input pre_state:PreState weight_list:WeightList "
+            "sequence_length:SequenceLength dropout_state_in:-=None dropout_prob=0.0 "
+            "is_bidirec=False input_size=10 hidden_size=100 num_layers=1 mode=RNN_TANH "
+            "seed=0 is_test=False", "Out DropoutState State[PreState]"),
     "temporal_shift": ("temporal_shift", "x:X seg_num shift_ratio=0.25 data_format=NCHW",
                        "Out"),
     # losses and metrics
     "bce_loss": ("bce_loss", "input:X label:Label", "Out"),
     "huber_loss": ("huber_loss", "input:X label:Y delta", "Out"),   # (no residual)
     "sigmoid_cross_entropy_with_logits": (
-        "sigmoid_cross_entropy_with_logits", "x:X label:Label pos_weight:!=None "
+        "sigmoid_cross_entropy_with_logits", "x:X label:Label pos_weight:pos_weight "
         "normalize=False ignore_index=-100", "Out"),
     "squared_l2_norm": ("squared_l2_norm", "x:X", "Out"),
     "accuracy": ("accuracy", "x:Out indices:Indices label:Label", "Accuracy Correct Total"),
@@ -293,6 +317,50 @@ SIGNATURES = {
     # linear algebra (einsum's InnerCache and XShape, 3.3.1's kernel intermediates,
     # come back without a value: refimpl's op never writes them)
     "einsum": ("einsum", "x:Operands equation", "Out InnerCache XShape"),
+    "yolo_box": ("yolo_box", "x:X img_size:ImgSize anchors=[] class_num=1 conf_thresh=0.01 "
+                 "downsample_ratio=32 clip_bbox=True scale_x_y=1.0 iou_aware=False "
+                 "iou_aware_factor=0.5", "Boxes Scores"),
+    # optimizers, in place (3.3.1's arguments: adam_ / adamw_ take moment2_max and amsgrad,
+    # the early-2024 revision had neither); no master weights (multi_precision is accepted:
+    # on float32 parameters it changes nothing)
+    "sgd_": ("sgd", "param:Param learning_rate:LearningRate grad:Grad master_param:!=None "
+             "multi_precision:-=False", "ParamOut=Param -"),
+    "adagrad_": ("adagrad", "param:Param grad:Grad moment:Moment learning_rate:LearningRate "
+                 "master_param:!=None epsilon=1e-06 multi_precision:-=False",
+                 "ParamOut=Param MomentOut=Moment -"),
+    "adamax_": ("adamax", "param:Param grad:Grad learning_rate:LearningRate moment:Moment "
+                "inf_norm:InfNorm beta1_pow:Beta1Pow master_param:!=None beta1=0.9 "
+                "beta2=0.999 epsilon=1e-08 multi_precision:-=False",
+                "ParamOut=Param MomentOut=Moment InfNormOut=InfNorm -"),
+    "momentum_": ("momentum", "param:Param grad:Grad velocity:Velocity "
+                  "learning_rate:LearningRate master_param:!=None mu=0.9 use_nesterov=False "
+                  "regularization_method='' regularization_coeff=0.0 "
+                  "multi_precision:-=False rescale_grad:!=1.0",
+                  "ParamOut=Param VelocityOut=Velocity -"),
+    "rmsprop_": ("rmsprop", "param:Param mean_square:MeanSquare grad:Grad moment:Moment "
+                 "learning_rate:LearningRate mean_grad:MeanGrad master_param:!=None "
+                 "epsilon=1e-10 decay=0.9 momentum=0.0 centered=False "
+                 "multi_precision:-=False", "ParamOut=Param MomentOut=Moment "
+                 "MeanSquareOut=MeanSquare MeanGradOut=MeanGrad -"),
+    "adadelta_": ("adadelta", "param:Param grad:Grad avg_squared_grad:AvgSquaredGrad "
+                  "avg_squared_update:AvgSquaredUpdate learning_rate:LearningRate "
+                  "master_param:!=None rho=0.95 epsilon=1e-06 multi_precision:-=False",
+                  "ParamOut=Param AvgSquaredGradOut=AvgSquaredGrad "
+                  "AvgSquaredUpdateOut=AvgSquaredUpdate -"),
+    "lamb_": ("lamb", "param:Param grad:Grad learning_rate:LearningRate moment1:Moment1 "
+              "moment2:Moment2 beta1_pow:Beta1Pow beta2_pow:Beta2Pow master_param:!=None "
+              "skip_update:!=None weight_decay=0.01 beta1=0.9 beta2=0.999 epsilon=1e-06 "
+              "always_adapt=False multi_precision:-=False", "ParamOut=Param Moment1Out=Moment1 "
+              "Moment2Out=Moment2 Beta1PowOut=Beta1Pow Beta2PowOut=Beta2Pow -"),
+    **{name: (name[:-1], "param:Param grad:Grad learning_rate:LearningRate moment1:Moment1 "
+              "moment2:Moment2 moment2_max:! beta1_pow:Beta1Pow beta2_pow:Beta2Pow "
+              "master_param:!=None skip_update:!=None beta1=0.9 beta2=0.999 epsilon=1e-08 "
+              + decay + "lazy_mode=False min_row_size_to_use_multithread:-=1000 "
+              "multi_precision:-=False use_global_beta_pow:!=False amsgrad:!=False",
+              "ParamOut=Param Moment1Out=Moment1 Moment2Out=Moment2 - Beta1PowOut=Beta1Pow "
+              "Beta2PowOut=Beta2Pow -")
+       for name, decay in (("adam_", ""),
+                           ("adamw_", "lr_ratio=1.0 coeff=0.01 with_decay=False "))},
 }
 
 _DTYPE_ATTRS = ("dtype", "out_dtype")
@@ -326,10 +394,16 @@ class _Signature:
                 arg, inspect.Parameter.POSITIONAL_OR_KEYWORD,
                 default=_default(default) if default else _REQUIRED))
         self.signature = inspect.Signature(parameters)
-        self.returned = []
+        self.returned, self.in_place = [], {}
         for token in returned.split():
+            token, _, into = token.partition("=")
             slot, _, count = token.partition("[")
-            self.returned.append((slot, count.rstrip("]") or None))
+            if into:
+                if into not in self.slots.inputs or slot not in self.slots.outputs:
+                    raise ValueError("SIGNATURES[%r]: %s has no output %s or no input %s"
+                                     % (name, op_type, slot, into))
+                self.in_place[slot] = into
+            self.returned.append((None if slot == "-" else slot, count.rstrip("]") or None))
         self.returned_slots = [slot for slot, _ in self.returned]
         self.name = name
 
@@ -344,6 +418,8 @@ class _Signature:
             value = bound.arguments[arg]
             if target == "!":
                 default = self.signature.parameters[arg].default
+                if default is _REQUIRED:       # (an optional tensor refimpl's op lacks)
+                    default = None
                 if isinstance(value, Variable) or value != default:   # (a tensor given)
                     raise ValueError("_C_ops.%s(): %s=%r is not implemented in refimpl (only "
                                      "%r)" % (self.name, arg, value, default))
@@ -354,8 +430,10 @@ class _Signature:
                 inputs[target] = self._tensor_argument(arg, position, value)
             else:
                 attrs[target] = self._attr_value(target, value)
-        lengths = {slot: _count(attrs[count]) for slot, count in self.returned if count}
-        return _run(self.slots, inputs, attrs, lengths, self.returned_slots)
+        lengths = {slot: _count(inputs[count] if count[0].isupper() else attrs[count])
+                   for slot, count in self.returned if count}
+        in_place = {slot: inputs[into] for slot, into in self.in_place.items()}
+        return _run(self.slots, inputs, attrs, lengths, self.returned_slots, in_place)
 
     def _tensor_argument(self, arg, position, value):
         listed = value if isinstance(value, (list, tuple)) else [value]

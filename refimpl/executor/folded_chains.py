@@ -115,13 +115,28 @@ def _bound_forward(ops, kernel, kept, alloc):
     attrs["axis"] = add.attrs.get("axis", -1)
     if alloc is not None:
         attrs["alloc"] = alloc
+    linear = mul.type in _LINEAR_PRODUCTS
 
     def run(env):
-        value = kernel(*[env[n] for n in names], **attrs)
+        args = [env[n] for n in names]
+        if linear and args[0].ndim != attrs["x_num_col_dims"] + 1:
+            # fed at another rank than declared (a [13] sample for a [-1, 13] x, which
+            # Paddle feeds): the matmul's own semantics, a vector times Y drops its dim
+            value = _linear_of_fed_rank(kernel, args, attrs)
+        else:
+            value = kernel(*args, **attrs)
         env[out] = value
         for n in kept:     # every value of the chain has the product's shape and dtype
             env[n] = stand_in(value.shape, value.dtype)
     return run
+
+
+def _linear_of_fed_rank(kernel, args, attrs):
+    x = args[0]
+    vector = x.ndim == 1
+    value = kernel(x.reshape(1, -1) if vector else x, *args[1:],
+                   **dict(attrs, x_num_col_dims=max(x.ndim, 2) - 1))
+    return value.reshape(value.shape[1:]) if vector else value
 
 
 def _bound_backward(ops, kernel, kept):

@@ -1,7 +1,7 @@
 """paddle.fluid.core: the user-facing parts of Paddle's C++ core, over refimpl's Python IR.
 
 Places, Scope (var / find_var / get_tensor / get_selected_rows), LoDTensor, LoDTensorArray
-and SelectedRows, VarDesc.VarType,
+and SelectedRows, VarDesc.VarType, DataType (Paddle 3's dtype enum),
 op_proto_and_checker_maker.OpRole, the build queries (is_compiled_with_cuda, ...),
 globals() (the FLAGS_*), the exceptions, and what Paddle's own tests use to drive single
 ops: op protos, the grad op of an op (get_grad_op_desc), set_feed_variable /
@@ -17,7 +17,7 @@ from ..backward import forward_reads
 from ..executor import Executor as _StaticExecutor
 from ..framework.desc import OpDesc, ProgramDesc
 from ..framework.blocking_queue import BlockingQueue
-from ..framework.dtypes import DType, VarType, convert_dtype
+from ..framework.dtypes import DataType, DType, VarType, convert_dtype
 from ..framework.errors import EnforceNotMet
 from ..framework.ir_graph import Graph
 from .op_proto import AttrType
@@ -50,7 +50,8 @@ from ..io.processes import (  # noqa: F401
     throw_error_if_process_failed as _throw_error_if_process_failed)
 
 __all__ = ["get_int_stats", "get_float_stats", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
-           "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
+           "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "DataType", "AttrType",
+           "op_proto_and_checker_maker",
            "Executor", "DeviceType",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
            "is_compiled_with_rocm", "from_dlpack", "is_compiled_with_cinn", "CustomPlace",

@@ -2,7 +2,9 @@
 refimpl's OpDefs. A proto lists the op's input and output slots (duplicable: a list of
 variables; dispensable: may be left out) and its attributes with their types, which is
 what Paddle's OpTest and fluid.op.Operator read to build and drive an op."""
+from .. import versions
 from ..framework.desc import GENERATED_ATTR_TYPES, AttrType, attr_type_of
+from ..framework.paddle_formats.program_desc import declared_attr_types
 from ..ops.registry import all_op_types, get_op_def, is_duplicable, is_optional, slot_name
 
 __all__ = ["OpProto", "VarProto", "AttrProto", "AttrType", "OpProtoHolder",
@@ -49,7 +51,12 @@ class OpProto:
                        for s in op_def.inputs]
         self.outputs = [VarProto(slot_name(s), is_duplicable(s), True)
                         for s in op_def.outputs]
-        self.attrs = [AttrProto(name, attr_type_of(value))
+        # an empty list has no type of its own: Paddle's declared one (interp_v2's scale
+        # is FLOATS), else INTS
+        declared = declared_attr_types(versions.current()).get(op_def.type, {})
+        self.attrs = [AttrProto(name, getattr(AttrType, declared[name])
+                                if isinstance(value, list) and not value and name in declared
+                                else attr_type_of(value))
                       for name, value in op_def.attrs.items()]
         self.attrs += [AttrProto(old, attr_type_of(op_def.attrs[new]))
                        for old, new in op_def.renamed_attrs.items()]

@@ -5,7 +5,8 @@ the VarType spelling, so user code written against any of them keeps working.
 """
 import numpy as np
 
-__all__ = ["DType", "convert_dtype", "to_numpy_dtype", "VarType", "get_default_dtype",
+__all__ = ["DType", "convert_dtype", "to_numpy_dtype", "VarType", "DataType",
+           "get_default_dtype",
            "set_default_dtype",
            "float16", "float32", "float64", "int8", "int16", "int32", "int64",
            "uint8", "bool_", "complex64", "complex128", "is_integer_value"]
@@ -84,6 +85,18 @@ class _VarTypeNamespace:
 VarType = _VarTypeNamespace()
 for _vt, _dt in _BY_VAR_TYPE.items():
     setattr(VarType, _vt, _dt)
+
+
+class _DataTypeNamespace:
+    """Paddle 3's `core.DataType` (its PIR dtype enum, whose members 3.3.1's paddle.float32
+    and the rest are): the same DType objects under its names, FLOAT32, INT64, ...; BFLOAT16
+    compares unequal to every dtype (refimpl has no bfloat16), as VarType.BF16."""
+    BFLOAT16 = "BFLOAT16"
+
+
+DataType = _DataTypeNamespace()
+for _name, _dt in _BY_NAME.items():
+    setattr(DataType, _name.upper(), _dt)
 
 
 def convert_dtype(dtype):

@@ -13,7 +13,7 @@ that is not a Variable, a dtype outside the list or an argument of another type 
 TypeError naming the layer, as in Paddle 1.8. The tables are the facts of Paddle 1.8.5's
 check_variable_and_dtype / check_dtype / check_type calls, taken from its API.
 The 3 profile keeps refimpl's own checks (its ops take float64 where 1.8's CPU kernels
-took float32 only)."""
+took float32 only), but for the few paddle.* functions of PADDLE_API_3."""
 import functools
 import inspect
 
@@ -158,9 +158,10 @@ def checked(layer, fn):
 def api_checked(namespace, name, fn):
     """`fn` (the function `name` of paddle's `namespace`: "paddle", "metric", ...)
     checking its arguments in static mode as Paddle 2.0's does under the 2.0 profile
-    (PADDLE_API_20)."""
+    (PADDLE_API_20), as 3.3.1's under 3 (PADDLE_API_3)."""
     layer = "%s.%s" % (namespace, name)
-    return _checked(fn, {"2.0": _checks(layer, fn, PADDLE_API_20, None)})
+    return _checked(fn, {"2.0": _checks(layer, fn, PADDLE_API_20, None),
+                         "3": _checks(layer, fn, PADDLE_API_3, None)})
 
 
 def _checked(fn, checks, eager_refused_by=None):
@@ -834,3 +835,26 @@ PADDLE_API_20 = (
      'tensor.array_write': TYPE_ARGUMENTS['array_write']},
     {'paddle.assign': {'x': (0, ('bool', 'float32', 'int32', 'int64'))}},
     {})
+# Paddle 3's paddle.* functions whose static-mode errors its op tests assert, as 3.3.1
+# checks them under FLAGS_enable_pir_api=0 (measured: test_is_empty_op, test_multiplex_op,
+# test_linspace, test_arange, test_unique_with_counts, test_accuracy_op, test_eye_op,
+# test_crop_tensor_op (crop's listed shape and offsets: 1.8's checks); linspace as 2.0's
+# fluid.layers.linspace, float16 added); the
+# other functions keep refimpl's op checks under 3
+PADDLE_API_3 = (
+    {'paddle.is_empty': {'x': (0, _FLOATS_INTS_20, False, None)},
+     'paddle.multiplex': {'inputs': (0, _FLOATS_INTS_20 + ('complex64', 'complex128'), True,
+                                     None),
+                          'index': (1, ('int32', 'int64'), False, None)},
+     'paddle.linspace': _CHANGES_20[0]['linspace'],
+     'paddle.unique': {'x': (0, ('float16',) + _FLOATS_INTS_20, False, None)},
+     'paddle.crop': {'x': (0, _FLOATS_INTS_20, False, None)},
+     'metric.accuracy': PADDLE_API_20[0]['metric.accuracy'],
+     'static.accuracy': PADDLE_API_20[0]['metric.accuracy']},
+    {'paddle.arange': {'dtype': (3, ('float16',) + _FLOATS_INTS_20)},
+     'paddle.eye': {'dtype': (2, ('float16',) + _FLOATS_INTS_20 + ('complex64', 'complex128'))},
+     'paddle.linspace': {'dtype': (3, ('float16',) + _FLOATS_INTS_20)},
+     'paddle.unique': {'dtype': (5, ('int32', 'int64'))}},
+    {'paddle.linspace': _CHANGES_20[2]['linspace']},
+    {},
+    {'paddle.crop': _crop_tensor, 'paddle.linspace': _linspace_20})

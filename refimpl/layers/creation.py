@@ -1,5 +1,7 @@
 """Layers that make tensors: constants, ranges, random tensors, global variables and
 parameters (paddle.* 2.0 and fluid.layers 1.8 names)."""
+import math
+
 import numpy as np
 
 from ..dygraph import inplace
@@ -269,9 +271,15 @@ def arange(start=0, end=None, step=1, dtype=None, name=None):
         ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
         dtype = "int64" if ints else "float32"
     dtype = convert_dtype(dtype)
+    numbers = not any(isinstance(v, Variable) for v in (start, end, step))
+    count = math.ceil((end - start) / step) if numbers and step != 0 else None
     start, end, step = (_scalar_tensor(v, dtype) for v in (start, end, step))
-    return append_op_out("range", {"Start": [start], "End": [end], "Step": [step]}, {}, name,
-                         out_dtype=dtype, stop_gradient=True)
+    out = append_op_out("range", {"Start": [start], "End": [end], "Step": [step]}, {}, name,
+                        out_dtype=dtype, stop_gradient=True)
+    if count is not None and not mode.in_dynamic_mode() and \
+            versions.switch("arange_static_shape") == "count":
+        out._set_shape_dtype([count], None)
+    return out
 
 
 def fluid_range(start, end, step, dtype, name=None):

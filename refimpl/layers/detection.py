@@ -139,13 +139,16 @@ def anchor_generator(input, anchor_sizes=None, aspect_ratios=None,
 
 
 def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, clip_bbox=True,
-             name=None, scale_x_y=1.0):
-    """(boxes [N, M, 4], scores [N, M, class_num])."""
+             name=None, scale_x_y=1.0, iou_aware=False, iou_aware_factor=0.5):
+    """(boxes [N, M, 4], scores [N, M, class_num]); iou_aware, iou_aware_factor: Paddle
+    2.1's and 3's (X holds one IoU channel per anchor first)."""
     check_variable(x, "x", "yolo_box")
     check_variable(img_size, "img_size", "yolo_box")
     attrs = {"anchors": [int(a) for a in anchors], "class_num": int(class_num),
              "conf_thresh": float(conf_thresh), "downsample_ratio": int(downsample_ratio),
              "clip_bbox": clip_bbox, "scale_x_y": float(scale_x_y)}
+    if iou_aware:
+        attrs.update(iou_aware=True, iou_aware_factor=float(iou_aware_factor))
     return _append("yolo_box", {"X": x, "ImgSize": img_size}, attrs,
                    [("Boxes", None), ("Scores", None)], name)
 

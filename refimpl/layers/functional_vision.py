@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import versions
 from ..dygraph.tensor import Tensor
+from ..framework.mode import in_dynamic_mode
 from ..framework.program import Variable
 from ..framework.errors import LayerAssertionError
 from .common import append_op_out, check_variable
@@ -198,6 +199,9 @@ def shuffle_channel(x, group, name=None):
 
 def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
     check_variable(x, "x", "temporal_shift")
+    if data_format not in ("NCHW", "NHWC"):        # 3.3.1's words, in both modes
+        raise ValueError("Attr(data_format) should be 'NCHW' or 'NHWC'. Received "
+                         "Attr(data_format): %s." % data_format)
     return append_op_out("temporal_shift", {"X": [x]},
                          {"seg_num": int(seg_num), "shift_ratio": float(shift_ratio),
                           "data_format": data_format}, name)
@@ -315,6 +319,12 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
                          % (len(x.shape), list(_INTERP_FORMATS[len(x.shape)]),
                             data_format))
     size = _checked_interp_size(size, scale_factor)
+    if isinstance(size, Variable):      # 3.3.1's words (measured)
+        if len(size.shape) != 1:
+            raise ValueError("If size is a tensor, it's rank must be 1, but received %d."
+                             % len(size.shape))
+        if size.shape[0] not in (-1, spatial):
+            raise ValueError("The x and size should satisfy rank(x) - 2 == size.shape[0].")
     inputs, size, scale = _runtime_size_inputs(size, scale_factor, spatial, "interpolate")
     if inputs and size is None and scale is None:
         attrs = dict(dict.fromkeys(_OUT_NAMES, -1), scale=[])
@@ -329,14 +339,15 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
 
 def _checked_interp_size(size, scale_factor):
     """Paddle 2.0's interpolate: exactly one of size (a list, a tuple or a Tensor; under 3
-    any iterable, switch interpolate_size_iterable) and scale_factor (a number, a list, a
-    tuple or a Tensor). Returns size."""
+    in dynamic mode any iterable, switch interpolate_size_iterable) and scale_factor (a
+    number, a list, a tuple or a Tensor). Returns size."""
     if (size is None) == (scale_factor is None):
         raise ValueError("interpolate: give exactly one of size and scale_factor, got %s"
                          % ("both" if size is not None else "neither"))
     if size is not None and not isinstance(size, (list, tuple, Variable)):
         if versions.switch("interpolate_size_iterable") == "iterable" and \
-                not isinstance(size, (int, str)) and hasattr(size, "__iter__"):
+                in_dynamic_mode() and not isinstance(size, (int, str)) and \
+                hasattr(size, "__iter__"):
             size = list(size)
         else:
             raise TypeError("interpolate: size must be a list, a tuple or a Tensor, got %s %r"

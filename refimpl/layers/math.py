@@ -435,9 +435,15 @@ _REDUCE = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod
            "reduce_all", "reduce_any"]
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
-    return append_op_out("allclose", {"Input": [x], "Other": [y]},
-                         {"rtol": str(float(rtol)), "atol": str(float(atol)),
-                          "equal_nan": bool(equal_nan)}, name, out_dtype="bool",
+    """A tolerance given as a Variable (3.3.1's PIR allclose takes a Value; Paddle 3's
+    op tests pass the Rtol / Atol tensors) feeds the op's Rtol / Atol input."""
+    inputs, attrs = {"Input": [x], "Other": [y]}, {"equal_nan": bool(equal_nan)}
+    for attr, value in (("rtol", rtol), ("atol", atol)):
+        if isinstance(value, Variable):
+            inputs[attr.capitalize()] = [value]
+        else:
+            attrs[attr] = str(float(value))
+    return append_op_out("allclose", inputs, attrs, name, out_dtype="bool",
                          stop_gradient=True)
 
 

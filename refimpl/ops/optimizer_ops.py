@@ -331,18 +331,20 @@ class Dpsgd(OpDef):
 @register
 class Lamb(_Update):
     """Adam moments, bias-corrected (Paddle 2.0, 3) or not (1.8): `lamb_bias_correction`;
-    then a layer-wise trust ratio ||p|| / ||update||."""
+    then a layer-wise trust ratio ||p|| / ||update||: always (1.8, 2.0), or only with a
+    weight_decay > 0 or always_adapt (3): `lamb_trust_ratio`."""
     type = "lamb"
     inputs = ("Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow")
     outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
-    attrs = {"weight_decay": 0.01, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-6}
+    attrs = {"weight_decay": 0.01, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-6,
+             "always_adapt": False}
     # weight_decay has no default in Paddle: its Lamb optimizer always sets it
     sample_attrs = {"": {"weight_decay": 2.0 ** -7, "beta1": BETA1, "beta2": BETA2,
                          "epsilon": 2.0 ** -20}}
 
     @staticmethod
     def forward(param, grad, lr, m1, m2, b1p, b2p, weight_decay=0.01, beta1=0.9, beta2=0.999,
-                epsilon=1e-6):
+                epsilon=1e-6, always_adapt=False):
         t = param.dtype.type
         m1 *= t(beta1)
         m1 += t(1 - beta1) * grad
@@ -354,7 +356,9 @@ class Lamb(_Update):
             m2_hat = m2 / (1 - b2p.reshape(-1)[0])
         update = m1_hat / (np.sqrt(m2_hat) + t(epsilon)) + t(weight_decay) * param
         p_norm, u_norm = np.linalg.norm(param), np.linalg.norm(update)
-        ratio = p_norm / u_norm if p_norm > 0 and u_norm > 0 else 1.0
+        adapts = versions.switch("lamb_trust_ratio") == "always" or weight_decay > 0 or \
+            always_adapt
+        ratio = p_norm / u_norm if adapts and p_norm > 0 and u_norm > 0 else 1.0
         param -= (_lr(lr, param) * t(ratio) * update).astype(param.dtype)
         b1p *= t(beta1)
         b2p *= t(beta2)

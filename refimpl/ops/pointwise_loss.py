@@ -178,15 +178,23 @@ class KLDivLoss(OpDef):
 @register
 class SigmoidCrossEntropyWithLogits(_SameShapeLoss):
     """max(x, 0) - x y + log(1 + exp(-|x|)) (the cross entropy of sigmoid(x) against y,
-    computed stably); 0 where Label == ignore_index; with `normalize`, divided by the
+    computed stably); with a pos_weight w (Paddle 2.3 on: its optional input of X's shape),
+    (1 - y) x + w (log(1 + exp(-|x|)) + max(-x, 0)), as 3.3.1's kernel (measured), which
+    is the former at w = 1; 0 where Label == ignore_index; with `normalize`, divided by the
     number of labels not ignored."""
     type = "sigmoid_cross_entropy_with_logits"
     lod_outputs = {"Out": share_lod("X")}
-    inputs = ("X", "Label")
+    inputs = ("X", "Label", "pos_weight?")
     outputs = ("Out",)
     attrs = {"normalize": False, "ignore_index": -100}
-    no_grad = ("Label",)
-    grad_inputs = ("X", "Label", "Out@GRAD")
+    no_grad = ("Label", "pos_weight")
+    grad_inputs = ("X", "Label", "pos_weight?", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x = check_same_shape(ctx, "X", "Label")
+        if ctx.has_input("pos_weight"):
+            check_same_shape(ctx, "X", "pos_weight")
+        ctx.set_output("Out", x.shape, x.dtype)
 
     @staticmethod
     def _kept(label, normalize, ignore_index):
@@ -194,15 +202,21 @@ class SigmoidCrossEntropyWithLogits(_SameShapeLoss):
         return kept, (max(int(kept.sum()), 1) if normalize else 1)
 
     @staticmethod
-    def forward(x, label, normalize=False, ignore_index=-100):
+    def forward(x, label, pos_weight=None, normalize=False, ignore_index=-100):
         kept, count = SigmoidCrossEntropyWithLogits._kept(label, normalize, ignore_index)
-        loss = np.maximum(x, 0) - x * label + np.log1p(np.exp(-np.abs(x)))
+        softplus = np.log1p(np.exp(-np.abs(x)))
+        if pos_weight is None:
+            loss = np.maximum(x, 0) - x * label + softplus
+        else:
+            loss = (1 - label) * x + pos_weight * (softplus + np.maximum(-x, 0))
         return (np.where(kept, loss, 0) / count).astype(x.dtype)
 
     @staticmethod
-    def backward(x, label, dout, normalize=False, ignore_index=-100):
+    def backward(x, label, pos_weight, dout, normalize=False, ignore_index=-100):
         kept, count = SigmoidCrossEntropyWithLogits._kept(label, normalize, ignore_index)
-        return (np.where(kept, sigmoid(x) - label, 0) * dout / count).astype(x.dtype)
+        dx = sigmoid(x) - label if pos_weight is None else \
+            (1 - label) - pos_weight * sigmoid(-x)
+        return (np.where(kept, dx, 0) * dout / count).astype(x.dtype)
 
     def samples(self, rng):
         label = rand(rng, 3, 5, low=0, high=1)
@@ -211,6 +225,8 @@ class SigmoidCrossEntropyWithLogits(_SameShapeLoss):
         hard[0, :2] = -1
         yield Sample({"X": rand(rng, 3, 5, low=-3, high=3), "Label": hard},
                      {"normalize": True, "ignore_index": -1}, name="ignore_normalize")
+        yield Sample({"X": rand(rng, 3, 5, low=-3, high=3), "Label": label,
+                      "pos_weight": rand(rng, 3, 5, low=0.1, high=2)}, name="pos_weight")
 
 
 @register

@@ -4,7 +4,9 @@ stop_update, a finite step counts good steps (bad ones reset) and the incr_every
 multiplies the scaling by incr_ratio (kept when that overflows) and resets the count; a
 non-finite step counts bad steps (good ones reset) and the decr_every_n_nan_or_inf-th
 multiplies it by decr_ratio (at least 1) and resets the count. Otherwise LossScaling is
-PrevLossScaling (amp_nn binds each output to its input). No gradient."""
+PrevLossScaling (amp_nn binds each output to its input). A StopUpdate tensor (Paddle 3's
+op tests give one; 3.3.1's kernel reads it in place of the attr) decides stop_update when
+given. No gradient."""
 import numpy as np
 
 from ._common import rand
@@ -14,7 +16,8 @@ from .registry import OpDef, Sample, register
 @register
 class UpdateLossScaling(OpDef):
     type = "update_loss_scaling"
-    inputs = ("X*", "FoundInfinite", "PrevLossScaling", "InGoodSteps", "InBadSteps")
+    inputs = ("X*", "FoundInfinite", "PrevLossScaling", "InGoodSteps", "InBadSteps",
+              "StopUpdate?")
     outputs = ("Out*", "LossScaling", "OutGoodSteps", "OutBadSteps")
     attrs = {"incr_every_n_steps": 1000, "decr_every_n_nan_or_inf": 2, "incr_ratio": 2.0,
              "decr_ratio": 0.5, "stop_update": False}
@@ -31,8 +34,11 @@ class UpdateLossScaling(OpDef):
         ctx.set_output("OutBadSteps", [1], "int32")
 
     @staticmethod
-    def forward(xs, found_inf, prev_scaling, good_in, bad_in, incr_every_n_steps=1000,
-                decr_every_n_nan_or_inf=2, incr_ratio=2.0, decr_ratio=0.5, stop_update=False):
+    def forward(xs, found_inf, prev_scaling, good_in, bad_in, stop_tensor=None,
+                incr_every_n_steps=1000, decr_every_n_nan_or_inf=2, incr_ratio=2.0,
+                decr_ratio=0.5, stop_update=False):
+        if stop_tensor is not None:
+            stop_update = bool(stop_tensor.reshape(-1)[0])
         if found_inf.size != 1:
             raise ValueError("update_loss_scaling: FoundInfinite must hold one value, got %d"
                              % found_inf.size)

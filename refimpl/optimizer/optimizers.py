@@ -26,7 +26,14 @@ class Momentum(Optimizer):
 
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, name=None, parameter_list=None,
-                 regularization=None):
+                 regularization=None, multi_precision=False, rescale_grad=1.0,
+                 use_multi_tensor=False):
+        # Paddle 2.0's and 3's multi_precision keeps float32 master weights of float16
+        # parameters (float32 ones have none: accepted, nothing changes);
+        # use_multi_tensor (3) updates them in one merged op, to the same values
+        if rescale_grad != 1.0:
+            raise ValueError("Momentum: rescale_grad=%r is not implemented in refimpl (only "
+                             "1.0)" % (rescale_grad,))
         check_set(self, learning_rate=learning_rate, momentum=momentum)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
@@ -245,7 +252,10 @@ class Lamb(_AdamFamily):
 
     def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
                  epsilon=1e-6, parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
-                 name=None, parameter_list=None, regularization=None):
+                 name=None, parameter_list=None, regularization=None, multi_precision=False,
+                 always_adapt=False):
+        # Paddle 3's multi_precision (master weights of float16 parameters only) and
+        # always_adapt (the trust ratio even without weight decay: switch lamb_trust_ratio)
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
                          name, parameter_list=parameter_list, regularization=regularization)
         for name, beta in (("beta1", beta1), ("beta2", beta2)):
@@ -255,12 +265,13 @@ class Lamb(_AdamFamily):
         # Paddle's attribute names: a subclass's own _append_optimize_op reads them
         self._lamb_weight_decay = float(lamb_weight_decay)
         self._exclude_from_weight_decay_fn = exclude_from_weight_decay_fn
+        self._always_adapt = bool(always_adapt)
 
     def _update_attrs(self, p):
         exclude = self._exclude_from_weight_decay_fn
         wd = 0.0 if exclude is not None and exclude(p) else self._lamb_weight_decay
         return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
-                "weight_decay": wd}
+                "weight_decay": wd, "always_adapt": self._always_adapt}
 
 
 class Adamax(Optimizer):
@@ -405,10 +416,13 @@ class Adadelta(Optimizer):
         p, g = param_and_grad
         grad_avg = self._get_accumulator(self._avg_squared_grad_acc_str, p)
         update_avg = self._get_accumulator(self._avg_squared_update_acc_str, p)
+        inputs = {"Param": [p], "Grad": [g], "AvgSquaredGrad": [grad_avg],
+                  "AvgSquaredUpdate": [update_avg]}
+        if versions.switch("adadelta_learning_rate") == "scales":
+            inputs["LearningRate"] = [self._param_lr(p)]
         return block.append_op(
             type="adadelta",
-            inputs={"Param": [p], "Grad": [g], "AvgSquaredGrad": [grad_avg],
-                    "AvgSquaredUpdate": [update_avg]},
+            inputs=inputs,
             outputs={"ParamOut": [p], "AvgSquaredGradOut": [grad_avg],
                      "AvgSquaredUpdateOut": [update_avg]},
             attrs={"epsilon": self._epsilon, "rho": self._rho})

@@ -62,8 +62,9 @@ class Tracer:
         op with none there raises RuntimeError, as for an op without a phi kernel. Where
         `inputs` gives the tensor form of an attribute (scale's ScaleTensor, concat's
         AxisTensor, slice's StartsTensorList: the attribute's name in CamelCase, then
-        Tensor or TensorList; isclose's Rtol, clip's Min: the name in CamelCase alone),
-        that slot takes the attribute's place, as in Paddle's argument mappings."""
+        Tensor or TensorList; isclose's Rtol, clip's Min, affine_grid's OutputShape: the
+        CamelCase name alone; one_hot_v2's depth_tensor: the name, then _tensor), that slot
+        takes the attribute's place, as in Paddle's argument mappings."""
         from ...framework.paddle_formats.op_facts import kernel_signature
         signature = kernel_signature(op_type)
         if signature is None:
@@ -73,10 +74,10 @@ class Tracer:
         given = {slot for slot, values in (inputs or {}).items() if values}
 
         def forms(attr):
-            """attr's tensor forms, and the input slot of its own name (isclose's Rtol,
-            clip's Min)."""
+            """attr's tensor forms, the input slot of its own name (isclose's Rtol, clip's
+            Min) and its name then _tensor (one_hot_v2's depth_tensor)."""
             camel = "".join(part.capitalize() for part in attr.split("_"))
-            return camel + "Tensor", camel + "TensorList", camel
+            return camel + "Tensor", camel + "TensorList", camel, attr + "_tensor"
 
         def tensor_form(attr):
             return next((slot for slot in forms(attr) if slot in given), attr)
