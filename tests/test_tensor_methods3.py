@@ -207,3 +207,15 @@ def test_fill_of_a_tensor_needing_gradient_passes_none_and_retains(dygraph):
     np.testing.assert_array_equal(np.asarray(x.grad), [0, 0, 0])
     np.testing.assert_array_equal(np.asarray(y.grad), [0, 0, 0])   # the retained value's
     assert not y.stop_gradient and y.numpy().tolist() == [1, 1, 1]
+
+
+def test_storage_changes_reach_the_tensors_sharing_the_storage(dygraph):
+    """copy_ / set_ / random_ change the storage itself: a detached tensor of it sees the
+    new values (3.3.1: `y = x.detach(); x.copy_(ones)` makes y ones; random_ alike)."""
+    x = paddle.zeros([2, 2])
+    y = x.detach()
+    x.copy_(paddle.ones([2, 2]))
+    np.testing.assert_array_equal(y.numpy(), np.ones((2, 2)))
+    x.random_(1, 5)
+    np.testing.assert_array_equal(y.numpy(), x.numpy())
+    assert set(np.unique(x.numpy())) <= {1, 2, 3, 4}

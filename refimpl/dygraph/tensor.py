@@ -466,11 +466,16 @@ class Tensor(Variable):
         self._array()
         return 0 if self._version_counter is None else self._version_counter.current
 
-    def _bump_inplace_version(self):
-        """Count one in-place change of this tensor's storage (Paddle's)."""
+    def _replace_value(self, value):
+        """This tensor's storage now holds `value`, changed in place outside an op (copy_,
+        set_, random_, ...): one more in-place version, and the tensors sharing the storage
+        (detach, views) see it as after any in-place op."""
         self._array()
-        self._before_in_place()
+        producer = self._before_in_place()
         self._version_counter.bump()
+        self._value = value
+        self._after_in_place(producer)
+        return self
 
     def _version_counter_made(self):
         counter = self._version_counter

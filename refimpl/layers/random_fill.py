@@ -148,9 +148,7 @@ def random_(x, from_=0, to=None, *, generator=None):
         raise ValueError("random_ expects 'from' to be less than 'to', but got from=%s >= "
                          "to=%s" % (low, high))
     x._refuse_leaf_change()
-    x._bump_inplace_version()
-    x._value = random.random_fill(low, high, x.shape, x._array().dtype)
-    return x
+    return x._replace_value(random.random_fill(low, high, x.shape, x._array().dtype))
 
 
 def rand_like(input, name=None, *, dtype=None, device=None, requires_grad=False):

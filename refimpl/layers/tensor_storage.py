@@ -127,13 +127,6 @@ def to(self, *args, device=None, dtype=None, blocking=None, other=None):
     return out
 
 
-def _change_storage(self, value):
-    """This tensor now holds `value`: one more in-place version."""
-    self._bump_inplace_version()
-    self._value = value
-    return self
-
-
 def copy_(self, src, blocking=True):
     """This tensor becomes a copy of src (its shape too, as 3.3.1's); the dtypes must be
     the same."""
@@ -143,7 +136,7 @@ def copy_(self, src, blocking=True):
     if convert_dtype(src.dtype) != convert_dtype(self.dtype):
         raise RuntimeError("Tensor.copy_: src's dtype %s must be this tensor's, %s"
                            % (convert_dtype(src.dtype), convert_dtype(self.dtype)))
-    return _change_storage(self, on_place_of(a, src._array().copy()))
+    return self._replace_value(on_place_of(a, src._array().copy()))
 
 
 def set_(self, source=None, shape=None, stride=None, offset=0, name=None):
@@ -154,7 +147,7 @@ def set_(self, source=None, shape=None, stride=None, offset=0, name=None):
         raise NotImplementedError("Tensor.set_: stride and offset are not supported (refimpl "
                                   "keeps no strided storage); pass source and shape only")
     value = a[:0].reshape(0) if source is None else _eager(source, "set_")
-    return _change_storage(self, value if shape is None else value.reshape(shape))
+    return self._replace_value(value if shape is None else value.reshape(shape))
 
 
 def resize_(self, shape, fill_zero=False, name=None):
@@ -164,7 +157,7 @@ def resize_(self, shape, fill_zero=False, name=None):
     value = xp.array_module(a).zeros(int(np.prod(shape)), a.dtype)
     n = min(value.size, flat.size)
     value[:n] = flat[:n]
-    return _change_storage(self, value.reshape(shape))
+    return self._replace_value(value.reshape(shape))
 
 
 def share_buffer_to(self, dst):
@@ -199,7 +192,7 @@ def apply_(self, func):
     _check_apply(self)
     with mode.no_grad():
         result = func(self)
-    return _change_storage(self, result._array().astype(self._array().dtype, copy=False))
+    return self._replace_value(result._array().astype(self._array().dtype, copy=False))
 
 
 def tolist(x):
