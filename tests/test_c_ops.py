@@ -360,6 +360,7 @@ def test_optimizer_ops_update_their_inputs_in_place(xy):
     _close(asu, [[0.455494, 0.565532], [0.663333, 0.764755]])
 
 
+@pytest.mark.paddle("3")    # 3.3.1's values (1.8's Adam epsilon differs)
 def test_adam_family_updates_moments_and_powers_in_place(xy):
     def run(name, *attrs):
         p, g, lr = _param_grad_lr()

@@ -391,6 +391,7 @@ def test_eager_build_checks_follow_a_profile_switch_on_the_same_shapes(dygraph, 
             F.softmax_with_cross_entropy(logits, label)
 
 
+@pytest.mark.paddle("2.0")    # 2.0's paddle.norm (switch paddle_norm: 3's is linalg.norm)
 def test_paddle_norm_checks_axis_and_p_types():
     """paddle.norm: an axis that is no int / list / tuple is a ValueError before x is
     looked at (2.0 order: norm("inf", [2], "int64")), so is a p that is no str or number;

@@ -260,6 +260,7 @@ def test_fluid_spellings(name):
     assert_steps(history["w"], reference(update, W0, GRAD_W, steps=2))
 
 
+@pytest.mark.paddle("2.0")    # trust ratio always (switch lamb_trust_ratio)
 def test_fluid_lamb_takes_regularization_before_grad_clip():
     # positional 1.8 order: (..., epsilon, parameter_list, regularization, grad_clip)
     make = lambda: fluid.optimizer.Lamb(0.01, 0.0, 0.9, 0.999, 1e-6, None,  # noqa: E731
@@ -319,6 +320,7 @@ def test_adamw_apply_decay_param_fun_skips_the_decay():
     assert_steps(history["b"], reference(adam_update(0.01), B0, GRAD_B, 2))
 
 
+@pytest.mark.paddle("2.0")    # trust ratio always (switch lamb_trust_ratio)
 def test_lamb_exclude_from_weight_decay():
     make = lambda: paddle.optimizer.Lamb(0.01, 0.05,  # noqa: E731
                                          exclude_from_weight_decay_fn=lambda p: p.name == "b")
