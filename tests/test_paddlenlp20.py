@@ -123,8 +123,10 @@ def test_seq2seq_attention_and_rnnlm_train(tmp_path):
         out[-3000:]
     with open(tmp_path / "pred.txt") as f:
         lines = f.read().splitlines()
-    # BeamSearchDecoder over the 64 test pairs: target words
-    assert len(lines) == 64 and all(w.startswith("v") for l in lines for w in l.split())
+    # BeamSearchDecoder over the 64 test pairs: target words (<unk> is one of the target
+    # vocabulary's too: an unseeded run's beam sometimes ends a line with it)
+    assert len(lines) == 64 and all(w.startswith("v") or w == "<unk>"
+                                    for l in lines for w in l.split())
     out = _run(["train.py", "--hidden_size", "64", "--num_steps", "10", "--max_epoch", "2",
                 "--batch_size", "20", "--dropout", "0.2", "--n_gpu", "0"],
                examples / "language_model" / "rnnlm", env)
