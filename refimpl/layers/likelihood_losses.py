@@ -10,11 +10,10 @@ from .creation import zeros_like
 from .functional_nn import linear
 from .indexing import index_sample
 from .loss import _check_reduction, _reduce
-from .margin_losses import _same_shape
+from .margin_losses import _FLOATS, _check, _same_shape
 from .math import EXPORTS as _MATH, cast, clip, mean
 from .tensor import concat, reshape, slice, squeeze, unsqueeze, where
 
-_FLOATS = ("float32", "float64")
 _log, _exp, _square, _and = (_MATH["paddle"][n]
                              for n in ("log", "exp", "square", "logical_and"))
 
@@ -53,10 +52,7 @@ def poisson_nll_loss(input, label, log_input=True, full=False, epsilon=1e-8,
     `full` Stirling's term label log(label) - label + 0.5 log(2 pi label) where label > 1."""
     if epsilon <= 0:
         raise ValueError("poisson_nll_loss: epsilon must be positive, got %s" % epsilon)
-    _check_reduction(reduction, "poisson_nll_loss")
-    check_variables("poisson_nll_loss", input=input, label=label)
-    for arg, v in (("input", input), ("label", label)):
-        check_static_dtype(v, arg, "poisson_nll_loss", ("float16",) + _FLOATS)
+    _check("poisson_nll_loss", reduction, ("float16",) + _FLOATS, input=input, label=label)
     _same_shape("poisson_nll_loss", input, label)
     if log_input:
         loss = _exp(input) - label * input

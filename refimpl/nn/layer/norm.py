@@ -12,9 +12,10 @@ import numpy as np
 
 from ...framework.initializer import Constant
 from ...framework.param_attr import ParamAttr
-from ...layers.common import append_op_out, real_arg
+from ...layers.common import real_arg
 from ...layers.functional_nn import instance_norm, local_response_norm
-from ...layers.norm import _append_batch_norm, functional_batch_norm, functional_layer_norm
+from ...layers.norm import (_append_batch_norm, _group_norm, functional_batch_norm,
+                              functional_layer_norm)
 from .base import Layer
 from .spectral_norm import SpectralNorm  # noqa: F401  (Paddle 2.0's nn.layer.norm has it)
 
@@ -311,11 +312,8 @@ class GroupNorm(Layer):
                              % (self._where(), input.name, list(input.shape)))
         self._expect_dim(input, 1 if self._data_format == "NCHW" else len(input.shape) - 1,
                          self._num_channels, "num_channels")
-        return append_op_out(
-            "group_norm", {"X": [input], "Scale": [self.weight], "Bias": [self.bias]},
-            {"epsilon": float(self._epsilon), "groups": int(self._num_groups),
-             "data_layout": self._data_format}, self._name, out_slot="Y",
-            extra_outputs=[("Mean", None), ("Variance", None)])[0]
+        return _group_norm(input, self._num_groups, self._epsilon, self.weight, self.bias,
+                           self._data_format, self._name)
 
     def extra_repr(self):
         return "num_groups=%d, num_channels=%d, epsilon=%s" % (
