@@ -5,7 +5,7 @@ op's alpha, F.softshrink's threshold is its lambda) and pick other defaults; eac
 function below maps its own arguments onto the op's attrs.
 """
 from ..framework.errors import LayerAssertionError
-from .creation import assign
+from .creation import written
 from .common import append_op_out, check_variable, check_variables, in_place, unary
 from .math import cast
 from .tensor import split
@@ -180,10 +180,7 @@ def compat_softmax(input, dim=None, dtype=None, *, out=None):
     a 0-D, 1-D or 3-D input, else 1; `out`, when given, receives the result."""
     if dim is None:
         dim = 0 if len(input.shape) in (0, 1, 3) else 1
-    result = softmax(input, dim, dtype)
-    if out is None:
-        return result
-    return assign(result, out)
+    return written(softmax(input, dim, dtype), out)
 
 
 # -- fluid.layers (1.8)

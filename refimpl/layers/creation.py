@@ -14,7 +14,7 @@ from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program, warn_force_cpu
 from ..framework.initializer import value_attrs
 from .. import versions
-from .common import append_op_out, converted_arg
+from .common import append_op_out, check_variable, converted_arg
 
 
 def _source_op(op_type, attrs, dtype, name=None, out=None, inputs=None):
@@ -231,6 +231,15 @@ def assign(x, output=None):
         output._after_in_place(producer)
         return output
     return _assign(x, output)
+
+
+def written(result, out):
+    """Paddle 3's keyword `out`: the result also written into the tensor `out`, which is
+    returned; without one, the result."""
+    if out is None:
+        return result
+    check_variable(out, "out", "out=")
+    return assign(result, out)
 
 
 def _assign(x, output):

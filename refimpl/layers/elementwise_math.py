@@ -11,21 +11,13 @@ from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.program import Variable
 from . import control_flow, creation, introspection, math as math_layers, tensor
+from .creation import written
 from .common import (append_op_out, check_dtype, check_variable, check_variables, in_place,
                      in_place_broadcast)
 
 _P = math_layers.EXPORTS["paddle"]
 _FLOATS = ("float16", "float32", "float64")
 _INTEGERS = ("uint8", "int8", "int16", "int32", "int64")
-
-
-def written(result, out):
-    """Paddle 3's keyword `out`: the result also written into the tensor `out`, which is
-    returned; without one, the result."""
-    if out is None:
-        return result
-    check_variable(out, "out", "out=")
-    return creation.assign(result, out)
 
 
 def check_operand(v, arg, api):

@@ -4,7 +4,8 @@ is written into), div's rounding_mode, sub's alpha. specs/ops/special_functions.
 from ..framework.program import Variable
 from . import math as math_layers
 from .common import check_variable, in_place, in_place_broadcast
-from .elementwise_math import exact_scalar_like, trunc, written
+from .creation import written
+from .elementwise_math import exact_scalar_like, trunc
 
 _P = math_layers.EXPORTS["paddle"]
 _FLOATS = ("float16", "float32", "float64", "complex64", "complex128")

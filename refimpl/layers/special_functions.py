@@ -10,7 +10,8 @@ import numpy as np
 from ..framework import mode
 from . import creation, math as math_layers, tensor
 from .common import append_op_out, check_dtype, in_place, in_place_broadcast
-from .elementwise_math import as_floating, check_operand, exact_scalar_like, written
+from .creation import written
+from .elementwise_math import as_floating, check_operand, exact_scalar_like
 
 _P = math_layers.EXPORTS["paddle"]
 
