@@ -67,12 +67,14 @@ STATISTICS_METHODS = (
 # (layers.common.in_place). Unary ones keep x's shape; for the binary ones the broadcast
 # shape must be x's (layers.common.in_place_broadcast).
 INPLACE_UNARY = (
-    "abs", "acos", "asin", "atan", "ceil", "clip", "cos", "cosh", "exp", "floor", "log",
-    "log10", "log1p", "log2", "reciprocal", "round", "rsqrt", "scale", "sin", "sinh",
-    "sqrt", "square", "tan",
+    "abs", "acos", "asin", "atan", "bitwise_not", "cast", "ceil", "clip", "cos", "cosh",
+    "exp", "floor", "log", "log10", "log1p", "log2", "logical_not", "reciprocal", "round",
+    "rsqrt", "scale", "sin", "sinh", "sqrt", "square", "tan",
 )
 INPLACE_BINARY = (
-    "add", "divide", "floor_divide", "floor_mod", "mod", "multiply", "pow", "remainder",
+    "add", "bitwise_and", "bitwise_or", "bitwise_xor", "divide", "equal", "floor_divide",
+    "floor_mod", "greater_equal", "greater_than", "less_equal", "less_than", "logical_and",
+    "logical_or", "logical_xor", "mod", "multiply", "not_equal", "pow", "remainder",
     "subtract",
 )
 
