@@ -9,7 +9,8 @@ __all__ = ["DType", "convert_dtype", "to_numpy_dtype", "VarType", "DataType",
            "get_default_dtype",
            "set_default_dtype",
            "float16", "float32", "float64", "int8", "int16", "int32", "int64",
-           "uint8", "bool_", "complex64", "complex128", "is_integer_value"]
+           "uint8", "bool_", "complex64", "complex128", "is_integer_value",
+           "FLOAT_DTYPES"]
 
 
 def is_integer_value(value):
@@ -155,7 +156,7 @@ complex64 = _BY_NAME["complex64"]
 complex128 = _BY_NAME["complex128"]
 
 
-_FLOAT_DTYPES = ("float16", "float32", "float64")
+FLOAT_DTYPES = ("float16", "float32", "float64")
 _default_dtype = "float32"
 
 
@@ -168,6 +169,6 @@ def set_default_dtype(d):
     random functions read it; other layers keep float32 (specs/environment.md)."""
     global _default_dtype
     name = convert_dtype(d.__name__ if isinstance(d, type) else d)
-    if name not in _FLOAT_DTYPES:
-        raise TypeError("set_default_dtype only supports %s, got %s" % (_FLOAT_DTYPES, name))
+    if name not in FLOAT_DTYPES:
+        raise TypeError("set_default_dtype only supports %s, got %s" % (FLOAT_DTYPES, name))
     _default_dtype = name

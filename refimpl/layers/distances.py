@@ -5,11 +5,11 @@ deviations). Gradients come from the ops they build."""
 import numpy as np
 
 from ..dygraph.tensor import Tensor
+from ..framework.dtypes import FLOAT_DTYPES
 from . import creation, math, tensor
 from .common import check_dtype, check_static_dtype, check_variable, paddle_api
 from .functional_loss import p_norm
 
-FLOAT_DTYPES = ("float16", "float32", "float64")
 
 
 def cdist(x, y, p=2.0, compute_mode="use_mm_for_euclid_dist_if_necessary", name=None):

@@ -8,7 +8,7 @@ import math
 import numpy as np
 
 from ..framework import mode
-from ..framework.dtypes import convert_dtype
+from ..framework.dtypes import FLOAT_DTYPES, convert_dtype
 from ..framework.program import Variable
 from . import control_flow, creation, introspection, math as math_layers, tensor
 from .creation import written
@@ -16,7 +16,6 @@ from .common import (append_op_out, check_dtype, check_variable, check_variables
                      in_place_broadcast)
 
 _P = math_layers.EXPORTS["paddle"]
-_FLOATS = ("float16", "float32", "float64")
 _INTEGERS = ("uint8", "int8", "int16", "int32", "int64")
 
 
@@ -37,7 +36,7 @@ def as_floating(x):
 
 def _promoted(x, y):
     """(x, y) of one float dtype: 3.3.1 promotes float32 with float64 to float64."""
-    if x.dtype != y.dtype and {x.dtype.name, y.dtype.name} <= set(_FLOATS):
+    if x.dtype != y.dtype and {x.dtype.name, y.dtype.name} <= set(FLOAT_DTYPES):
         wider = max(x.dtype.name, y.dtype.name, key=lambda n: np.dtype(n).itemsize)
         x, y = (v if v.dtype.name == wider else math_layers.cast(v, wider) for v in (x, y))
     return x, y
@@ -160,7 +159,7 @@ def frac(x, name=None, *, out=None):
 
 def sgn(x, name=None):
     """sign(x) for real x; x / |x| (0 at 0) for complex x."""
-    check_dtype(x, "x", "sgn", _FLOATS + ("complex64", "complex128"))
+    check_dtype(x, "x", "sgn", FLOAT_DTYPES + ("complex64", "complex128"))
     if x.dtype.name not in ("complex64", "complex128"):
         return _P["sign"](x, name=name)
     modulus = _P["abs"](x)
@@ -171,7 +170,7 @@ def sgn(x, name=None):
 
 def signbit(x, name=None):
     """True where x's sign bit is set: x < 0, and -0.0."""
-    check_dtype(x, "x", "signbit", _FLOATS + _INTEGERS)
+    check_dtype(x, "x", "signbit", FLOAT_DTYPES + _INTEGERS)
     negative = _P["less_than"](x, creation.zeros_like(x))
     if x.dtype.name in _INTEGERS:
         return negative
@@ -196,7 +195,7 @@ rad2deg = _scaled_by(180.0 / math.pi, "rad2deg")
 
 def _infinities(x, api):
     """(x = +inf, x = -inf) of a float x; two all-False tensors for an integer x."""
-    check_dtype(x, "x", api, _FLOATS + _INTEGERS)
+    check_dtype(x, "x", api, FLOAT_DTYPES + _INTEGERS)
     if x.dtype.name in _INTEGERS:
         never = creation.full_like(x, 0, "bool")
         return never, never

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..dygraph.tensor import Tensor
 from ..framework import random
-from ..framework.dtypes import convert_dtype, get_default_dtype
+from ..framework.dtypes import FLOAT_DTYPES, convert_dtype, get_default_dtype
 from ..framework.program import Variable
 from . import creation, sampling
 from ..framework.layer_helper import LayerHelper
@@ -25,7 +25,6 @@ from .math import _paddle_unary, cast
 from .tensor import shape as shape_of
 from .tensor_fill import replacing
 
-_FLOATS = ("float16", "float32", "float64")
 exp, log, log1p, tan = (_paddle_unary(op) for op in ("exp", "log", "log1p", "tan"))
 
 
@@ -34,7 +33,7 @@ def _float_shape(x, layer):
     must be a float tensor (3.3.1 has no integer kernels for these)."""
     check_variable(x, "x", layer)
     dtype = convert_dtype(x.dtype)
-    if dtype not in _FLOATS:
+    if dtype not in FLOAT_DTYPES:
         raise TypeError("%s: x must be float16, float32 or float64, got %s" % (layer, dtype))
     shape = list(x.shape)
     return (shape_of(x) if any(d < 0 for d in shape) else shape), dtype

@@ -4,7 +4,7 @@ and its kin (a new tensor of x's dtype), `paddle.is_floating_point / is_complex 
 is_integer` (also methods), `x.is_same_shape(y)`. Everything is a cast, a fill or a
 Python answer about the dtype: static programs, eager tensors and gradients come from
 those layers (specs/tensor_methods.md "Paddle 3's tensor surface")."""
-from ..framework.dtypes import convert_dtype
+from ..framework.dtypes import FLOAT_DTYPES, convert_dtype
 from ..framework.program import Variable
 from . import creation
 from .math import cast
@@ -18,7 +18,6 @@ CAST_METHODS = dict({name: name for name in _DTYPE_NAMES},
                     long="int64", short="int16", char="int8", byte="uint8",
                     cfloat="complex64", cdouble="complex128")
 
-FLOATING = ("float16", "float32", "float64")
 COMPLEX = ("complex64", "complex128")
 INTEGER = ("uint8", "int8", "int16", "int32", "int64")
 
@@ -57,7 +56,7 @@ def _check_tensor(x, layer, arg):
 
 def is_floating_point(x):
     """Whether x's dtype is a float one (float16, float32, float64)."""
-    return _dtype_name(x, "is_floating_point") in FLOATING
+    return _dtype_name(x, "is_floating_point") in FLOAT_DTYPES
 
 
 def is_complex(x):
